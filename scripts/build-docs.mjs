@@ -1,0 +1,43 @@
+// `npm run docs`: a self-contained docs site in docs/site/ (HTTP API page, streaming page, index) that works offline.
+// Redoc's scripts are inlined (--inlineBundle); the pages are built from the bundles in generated/.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { redocly, root } from './spec-tools.mjs';
+
+const site = join(root, 'docs/site');
+mkdirSync(site, { recursive: true });
+
+const pages = [
+  { file: 'api.html', source: 'generated/openapi.yaml', title: 'Scribe HTTP API' },
+  { file: 'streaming.html', source: 'generated/asyncapi.yaml', title: 'Scribe streaming API' },
+];
+
+// Anything the page would fetch from another host breaks offline use; fail the build rather than ship it.
+const externalLoad = /<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i;
+
+for (const page of pages) {
+  const output = join(site, page.file);
+  redocly(['build-docs', page.source, '--inlineBundle', '--title', page.title, '--output', output]);
+  const html = readFileSync(output, 'utf8');
+  const match = html.match(externalLoad);
+  if (match) throw new Error(`${page.file} loads a remote resource: ${match[0]}`);
+}
+
+writeFileSync(
+  join(site, 'index.html'),
+  `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Scribe API documentation</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:3rem auto;padding:0 1rem}</style></head>
+<body>
+<h1>Scribe API documentation</h1>
+<ul>
+<li><a href="api.html">HTTP API</a> — every operation of v3, v2, v1, /health and the admin surface (OpenAPI 3.1).</li>
+<li><a href="streaming.html">Streaming API</a> — the real-time WebSocket protocol and webhook events (AsyncAPI 3.0).</li>
+</ul>
+<p>Guides: see <code>docs/*.md</code> in the repository.</p>
+</body>
+</html>
+`,
+);
+console.log(`docs/site/: ${pages.map((p) => p.file).join(', ')}, index.html`);

@@ -1,0 +1,35 @@
+// `npm run lint:spec`: Redocly lint of both documents (rules in redocly.yaml) and validation of the AsyncAPI document
+// by @asyncapi/parser. Fails on any error or warning.
+import { Parser, fromFile } from '@asyncapi/parser';
+import { join } from 'node:path';
+import { redocly, root } from './spec-tools.mjs';
+
+let failed = false;
+
+try {
+  const output = redocly(['lint', '--format', 'stylish', '--max-problems', '1000']);
+  if (/warning/i.test(output) && !/0 warnings?/i.test(output)) {
+    console.error(output);
+    failed = true;
+  } else {
+    console.log('redocly lint: http and stream documents are valid (0 errors, 0 warnings).');
+  }
+} catch (error) {
+  console.error(error.message);
+  failed = true;
+}
+
+const severities = ['error', 'warning', 'info', 'hint'];
+const parser = new Parser();
+const { document, diagnostics } = await fromFile(parser, join(root, 'asyncapi/asyncapi.yaml')).parse();
+const problems = diagnostics.filter((d) => d.severity <= 1);
+for (const d of problems) {
+  console.error(`asyncapi ${severities[d.severity]} ${d.code} at ${d.path.join('.')}: ${d.message}`);
+}
+if (!document || problems.length > 0) {
+  failed = true;
+} else {
+  console.log(`@asyncapi/parser: asyncapi/asyncapi.yaml is valid (${diagnostics.length} info/hint diagnostics).`);
+}
+
+process.exit(failed ? 1 : 0);
