@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { root } from './spec-tools.mjs';
 
 const roots = ['test', 'server', 'conformance'];
@@ -36,7 +37,6 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const broken = [];
-const strip = (text) => text.replace(/\x1b\[[0-9;]*m/g, '');
 
 for (const file of files) {
   const name = relative(root, file);
@@ -50,7 +50,7 @@ for (const file of files) {
   });
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
-  const out = strip(result.stdout);
+  const out = stripVTControlCharacters(result.stdout);
   const total = Number(out.match(/Total:\s+(\d+)/)?.[1] ?? NaN);
   const ok = Number(out.match(/Passed:\s+(\d+)/)?.[1] ?? NaN);
   const skip = Number(out.match(/Skipped:\s+(\d+)/)?.[1] ?? 0);

@@ -19,7 +19,7 @@ export function redocly(args) {
     });
   } catch (error) {
     const output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
-    throw new Error(`redocly ${args.join(' ')} failed:\n${output}`);
+    throw new Error(`redocly ${args.join(' ')} failed:\n${output}`, { cause: error });
   }
 }
 

@@ -2,8 +2,11 @@
 // compiles JSON Schema validators for any location inside them.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
 
 type Json = Record<string, unknown>;
 
@@ -87,8 +90,9 @@ export function createAjv() {
   ajv.addKeyword('example');
   ajv.addSchema({ ...openapi, $id: 'openapi.json' });
   // AsyncAPI's top-level `id` is the application's URN, not a schema id: leave it out of what Ajv sees.
-  const { id: _applicationId, ...asyncapiSchemas } = asyncapi;
-  ajv.addSchema({ ...asyncapiSchemas, $id: 'asyncapi.json' });
+  const asyncapiSchemas: Json = { ...asyncapi, $id: 'asyncapi.json' };
+  delete asyncapiSchemas.id;
+  ajv.addSchema(asyncapiSchemas);
   return ajv;
 }
 
