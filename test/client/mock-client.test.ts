@@ -17,7 +17,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 let prism: Started;
 let baseUrl: string;
 const sent: Request[] = [];
-const recordingFetch = async (request: Request) => {
+const recordingFetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+  const request = new Request(input, init);
   sent.push(request.clone());
   return fetch(request);
 };
