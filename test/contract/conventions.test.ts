@@ -119,6 +119,45 @@ test('links lead from each transcription create to its status, cancel and result
   assert.equal(linked('POST', '/v3/transcriptions/sync/create', '200'), v3);
   assert.equal(linked('POST', '/v3/transcriptions/async/create', '202'), v3);
   assert.ok(linked('POST', '/v2/transcriptions', '201').includes('getV2Transcription'));
+  assert.equal(linked('POST', '/v3/webhooks/create', '201'), [
+    'deleteWebhook',
+    'listWebhookDeliveries',
+    'testWebhook',
+    'updateWebhook',
+  ]);
+  assert.equal(linked('POST', '/v3/keys/create', '201'), ['revokeApiKey']);
+  assert.ok(linked('POST', '/admin/accounts', '201').includes('getAccount'));
+});
+
+test('every link names an existing operation, fills its path parameters and reads a required response field', () => {
+  let checked = 0;
+  for (const op of operations) {
+    for (const [status, node] of Object.entries(op.responses)) {
+      const response = resolve<Json>(openapi, node);
+      for (const [name, link] of Object.entries((response.links ?? {}) as Record<string, Json>)) {
+        const target = operations.find((o) => o.operationId === link.operationId);
+        assert.ok(target, `${op.operationId} ${status} link ${name}: no operation ${String(link.operationId)}`);
+        const pathParams = (target!.parameters ?? [])
+          .map((p) => resolve<Json>(openapi, p))
+          .filter((p) => p.in === 'path');
+        for (const param of pathParams) {
+          const expression = (link.parameters as Json)?.[param.name as string] as string | undefined;
+          assert.ok(expression, `${op.operationId} link ${name} does not fill ${String(param.name)}`);
+          const fields = expression!.replace('$response.body#/', '').split('/');
+          let schemaNode = resolve<Json>(openapi, ((response.content as Json)['application/json'] as Json).schema);
+          for (const field of fields) {
+            assert.ok(
+              (schemaNode.required as string[] | undefined)?.includes(field),
+              `${op.operationId} link ${name}: ${field} is not a required field`,
+            );
+            schemaNode = resolve<Json>(openapi, (schemaNode.properties as Json)[field]);
+          }
+          checked += 1;
+        }
+      }
+    }
+  }
+  assert.ok(checked >= 15, `only ${checked} link parameters`);
 });
 
 test('top-level webhooks describe both events with Standard Webhooks signature headers', () => {
