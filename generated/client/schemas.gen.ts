@@ -2436,7 +2436,7 @@ export const EmbeddingPriceRequestSchema = {
 
 export const PriceCalculationRequestSchema = {
     title: 'PriceCalculationRequest',
-    description: 'Extension (the interface document does not show this body): what to price, selected by `type`.\n- `transcription`: a sync or async transcription; billed per started minute at the price of its priority.\n- `stream`: a real-time session; billed per started minute at the `lightning` price (`transcribe_lightning`).\n- `chat`: a chat completion; billed per prompt token and per completion token of the model.\n- `embedding`: an embedding request; billed per input token.\n',
+    description: 'Extension (the interface document does not show this body): what to price, selected by the `type` const of each variant (no `discriminator`\nkeyword: without a `mapping` code generators derive wrong values from the schema names).\n- `transcription`: a sync or async transcription; billed per started minute at the price of its priority.\n- `stream`: a real-time session; billed per started minute at the `lightning` price (`transcribe_lightning`).\n- `chat`: a chat completion; billed per prompt token and per completion token of the model.\n- `embedding`: an embedding request; billed per input token.\n',
     oneOf: [
         {
             $ref: '#/components/schemas/TranscriptionPriceRequest'
@@ -2450,10 +2450,7 @@ export const PriceCalculationRequestSchema = {
         {
             $ref: '#/components/schemas/EmbeddingPriceRequest'
         }
-    ],
-    discriminator: {
-        propertyName: 'type'
-    }
+    ]
 } as const;
 
 export const PriceBreakdownItemSchema = {
@@ -4747,7 +4744,7 @@ export const UsageStatusCountsSchema = {
 
 export const UsageStatisticsSchema = {
     title: 'UsageStatistics',
-    description: 'Transcription usage of the calling account in a date range. Extension (the interface document does not say what\nis counted): every transcription task of the account whose `created_at` falls in the range, whatever interface\ncreated it (v2, v3 sync and v3 async; stream sessions are not transcriptions and are not counted). Counts include\ntasks still running; minutes are billed minutes and costs are amounts charged, so only completed transcriptions\nadd to them. Money is in the account currency.\n',
+    description: 'Transcription usage of the calling account in a date range. Extension (the interface document does not say what\nis counted): every transcription task of the account whose `created_at` falls in the range, whatever interface\ncreated it (v2, v3 sync and async, and stream sessions, which count as `lightning`). Counts include\ntasks still running; minutes are billed minutes and costs are amounts charged, so only completed transcriptions\nadd to them. Money is in the account currency.\n',
     type: 'object',
     additionalProperties: false,
     required: [

@@ -823,7 +823,8 @@ export const zEmbeddingPriceRequest = z.object({
 /**
  * PriceCalculationRequest
  *
- * Extension (the interface document does not show this body): what to price, selected by `type`.
+ * Extension (the interface document does not show this body): what to price, selected by the `type` const of each variant (no `discriminator`
+ * keyword: without a `mapping` code generators derive wrong values from the schema names).
  * - `transcription`: a sync or async transcription; billed per started minute at the price of its priority.
  * - `stream`: a real-time session; billed per started minute at the `lightning` price (`transcribe_lightning`).
  * - `chat`: a chat completion; billed per prompt token and per completion token of the model.
@@ -831,18 +832,10 @@ export const zEmbeddingPriceRequest = z.object({
  *
  */
 export const zPriceCalculationRequest = z.union([
-    z.object({
-        type: z.literal('TranscriptionPriceRequest')
-    }).and(zTranscriptionPriceRequest),
-    z.object({
-        type: z.literal('StreamPriceRequest')
-    }).and(zStreamPriceRequest),
-    z.object({
-        type: z.literal('ChatPriceRequest')
-    }).and(zChatPriceRequest),
-    z.object({
-        type: z.literal('EmbeddingPriceRequest')
-    }).and(zEmbeddingPriceRequest)
+    zTranscriptionPriceRequest,
+    zStreamPriceRequest,
+    zChatPriceRequest,
+    zEmbeddingPriceRequest
 ]);
 
 /**
@@ -1406,7 +1399,7 @@ export const zUsageStatusCounts = z.object({
  *
  * Transcription usage of the calling account in a date range. Extension (the interface document does not say what
  * is counted): every transcription task of the account whose `created_at` falls in the range, whatever interface
- * created it (v2, v3 sync and v3 async; stream sessions are not transcriptions and are not counted). Counts include
+ * created it (v2, v3 sync and async, and stream sessions, which count as `lightning`). Counts include
  * tasks still running; minutes are billed minutes and costs are amounts charged, so only completed transcriptions
  * add to them. Money is in the account currency.
  *

@@ -1,0 +1,141 @@
+// The composition root: builds the database, services and handlers from config and wires the Koa app. The server
+// refuses to start when an operation of the contract has no handler or a handler names no operation.
+import { createServer, type Server } from 'node:http';
+import Koa from 'koa';
+import { pino, type Logger } from 'pino';
+import type { OpenAPIBackend } from 'openapi-backend';
+import { adminHandlers } from './accounts/admin-handlers.ts';
+import { createAccountService, type AccountService } from './accounts/service.ts';
+import { createAccountStore } from './accounts/store.ts';
+import { billingHandlers } from './billing/handlers.ts';
+import { createLedger, type Ledger } from './billing/ledger.ts';
+import type { Config } from './config.ts';
+import { migrateToLatest, openDatabase, type Database } from './db/database.ts';
+import { healthHandlers } from './health/handlers.ts';
+import { accessLog } from './http/access-log.ts';
+import { createContract, type ContractOperation } from './http/contract.ts';
+import { dispatch } from './http/dispatch.ts';
+import { errorHandler } from './http/error-handler.ts';
+import { notImplementedHandlers } from './http/not-implemented.ts';
+import type { HandlerGroup, Handlers, OperationId } from './http/operation.ts';
+import { createRateLimit } from './http/rate-limit.ts';
+import { requestId } from './http/request-id.ts';
+import { keyHandlers } from './keys/handlers.ts';
+import { createKeyService, type KeyService } from './keys/service.ts';
+import { createKeyStore } from './keys/store.ts';
+import { modelHandlers } from './models/handlers.ts';
+import { createModelRegistry } from './models/registry.ts';
+import { usageHandlers } from './usage/handlers.ts';
+
+/** Operations whose pipelines arrive with later issues (transcription, streaming, chat, webhooks delivery). */
+const awaitingLaterIssues: OperationId[] = [
+  'createSyncTranscription',
+  'createAsyncTranscription',
+  'createStreamSession',
+  'getTranscriptionStatus',
+  'cancelTranscription',
+  'listTranscriptions',
+  'getTranscriptionResult',
+  'createWebhook',
+  'listWebhooks',
+  'updateWebhook',
+  'deleteWebhook',
+  'testWebhook',
+  'listWebhookDeliveries',
+  'createChatCompletion',
+  'createEmbedding',
+  'createOpenAiChatCompletion',
+  'createOpenAiEmbedding',
+  'createOpenAiAudioTranscription',
+  'createV2ChatCompletion',
+  'createV2TranscriptChatCompletion',
+  'createV2Transcription',
+  'getV2Transcription',
+  'downloadV2TranscriptionResult',
+];
+
+export interface App {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  server: Server;
+  services: { accounts: AccountService; keys: KeyService; ledger: Ledger };
+  close(): Promise<void>;
+}
+
+/** Fails when the contract and the handler map disagree in either direction. */
+export function checkHandlers(api: OpenAPIBackend, handlers: HandlerGroup): Handlers {
+  const operationIds = api.getOperations().map((operation) => operation.operationId as string);
+  const missing = operationIds.filter((id) => !(id in handlers));
+  const unknown = Object.keys(handlers).filter((id) => !operationIds.includes(id));
+  if (missing.length > 0 || unknown.length > 0) {
+    throw new Error(
+      `Handlers and contract disagree. Without a handler: ${missing.join(', ') || 'none'}. ` +
+        `Naming no operation: ${unknown.join(', ') || 'none'}.`,
+    );
+  }
+  return handlers as Handlers;
+}
+
+function limitOf(api: OpenAPIBackend, operationId: string, name: string): number {
+  const value = (api.getOperation(operationId) as ContractOperation | undefined)?.['x-limits']?.[name];
+  if (typeof value !== 'number') throw new Error(`the contract has no x-limits.${name} on ${operationId}`);
+  return value;
+}
+
+export async function createApp(config: Config, options: { logger?: Logger; now?: () => number } = {}): Promise<App> {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const startedAt = Date.now();
+  const db = openDatabase(config);
+  await migrateToLatest(db);
+  const api = await createContract();
+
+  const accountStore = createAccountStore(db);
+  const keyStore = createKeyStore(db);
+  const keys = createKeyService(db, keyStore, {
+    secretKey: config.secretKey,
+    maxLiveKeys: limitOf(api, 'createApiKey', 'max_live_keys_per_account'),
+  });
+  const ledger = createLedger(db);
+  const accounts = createAccountService(accountStore, ledger, keys, config.currency);
+  const registry = createModelRegistry();
+  const rateLimit = await createRateLimit(db, config.requestsPerSecond);
+
+  const handlers = checkHandlers(api, {
+    ...healthHandlers(db, registry, config.version, startedAt),
+    ...modelHandlers(registry),
+    ...keyHandlers(keys, keyStore),
+    ...billingHandlers(db, config.prices),
+    ...usageHandlers(db),
+    ...adminHandlers(accounts, accountStore, ledger, keys),
+    ...notImplementedHandlers(awaitingLaterIssues),
+  });
+
+  const koa = new Koa({ proxy: false });
+  koa.use(requestId);
+  koa.use(errorHandler(logger));
+  koa.use(accessLog(logger));
+  koa.use(
+    dispatch({
+      api,
+      handlers,
+      auth: { accounts: accountStore, keys, adminToken: config.adminToken, now: options.now ?? Date.now },
+      rateLimit,
+      validateResponses: config.validateResponses,
+      logger,
+    }),
+  );
+  const server = createServer(koa.callback());
+
+  return {
+    config,
+    db,
+    logger,
+    server,
+    services: { accounts, keys, ledger },
+    async close() {
+      await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      await db.destroy();
+    },
+  };
+}

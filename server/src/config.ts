@@ -1,0 +1,105 @@
+// One typed configuration for the whole server, read from the environment (and an optional JSON file named by
+// SCRIBE_CONFIG). Every setting has a default that lets `npm start` run on a fresh clone with no other setup.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+export type Environment = 'production' | 'development' | 'test';
+
+/** Prices in minor units of the account currency (kopecks for RUB): per minute, or per 1,000 tokens. */
+export interface PriceTable {
+  transcribe_queue: number;
+  transcribe_lightning: number;
+  'service-mini_prompt_tokens': number;
+  'service-mini_completion_tokens': number;
+  'service-pro_prompt_tokens': number;
+  'service-pro_completion_tokens': number;
+  'service-embedding_tokens': number;
+}
+
+export interface Config {
+  environment: Environment;
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  adminToken: string | undefined;
+  publicUrl: string | undefined;
+  logLevel: string;
+  /** Validate every response against the contract (on in test and development, off in production). */
+  validateResponses: boolean;
+  currency: string;
+  prices: PriceTable;
+  maxConcurrentJobs: number;
+  /** Per-account request rate limit; `0` disables it (benchmarks). */
+  requestsPerSecond: number;
+  /** AES-256-GCM key that encrypts v2 secrets at rest (hex, 32 bytes). */
+  secretKey: Buffer;
+  version: string;
+}
+
+export const defaultPrices: PriceTable = {
+  transcribe_queue: 100,
+  transcribe_lightning: 200,
+  'service-mini_prompt_tokens': 10,
+  'service-mini_completion_tokens': 30,
+  'service-pro_prompt_tokens': 50,
+  'service-pro_completion_tokens': 150,
+  'service-embedding_tokens': 2,
+};
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+/** The secret key comes from SCRIBE_SECRET_KEY or is generated once into the data dir, so restarts keep it. */
+function loadSecretKey(env: Env, dataDir: string): Buffer {
+  const fromEnv = env.SCRIBE_SECRET_KEY;
+  if (fromEnv) {
+    if (!/^[0-9a-f]{64}$/i.test(fromEnv)) throw new Error('SCRIBE_SECRET_KEY must be 64 hex characters');
+    return Buffer.from(fromEnv, 'hex');
+  }
+  const file = join(dataDir, 'secret.key');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const file = env.SCRIBE_CONFIG ? (JSON.parse(readFileSync(env.SCRIBE_CONFIG, 'utf8')) as Env) : {};
+  const merged: Env = { ...file, ...env };
+  const environment = (
+    merged.NODE_ENV === 'production' || merged.NODE_ENV === 'test' ? merged.NODE_ENV : 'development'
+  ) as Environment;
+  const dataDir = resolve(merged.SCRIBE_DATA_DIR ?? './data');
+  const prices = merged.SCRIBE_PRICES
+    ? { ...defaultPrices, ...(JSON.parse(merged.SCRIBE_PRICES) as Partial<PriceTable>) }
+    : defaultPrices;
+  return {
+    environment,
+    port: integer(merged, 'PORT', 8080),
+    host: merged.HOST ?? '127.0.0.1',
+    databaseUrl: merged.DATABASE_URL || undefined,
+    dataDir,
+    adminToken: merged.SCRIBE_ADMIN_TOKEN || undefined,
+    publicUrl: merged.SCRIBE_PUBLIC_URL || undefined,
+    logLevel: merged.LOG_LEVEL ?? (environment === 'test' ? 'silent' : 'info'),
+    validateResponses: merged.SCRIBE_VALIDATE_RESPONSES
+      ? merged.SCRIBE_VALIDATE_RESPONSES === 'true'
+      : environment !== 'production',
+    currency: merged.SCRIBE_CURRENCY ?? 'RUB',
+    prices,
+    maxConcurrentJobs: integer(merged, 'SCRIBE_MAX_CONCURRENT_JOBS', 5),
+    requestsPerSecond: integer(merged, 'SCRIBE_RATE_LIMIT_RPS', 10),
+    secretKey: loadSecretKey(merged, dataDir),
+    version: '0.1.0',
+  };
+}

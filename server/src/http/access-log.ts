@@ -1,0 +1,24 @@
+// One structured log line per request, with the request id, operation, status and duration.
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+
+export function accessLog(logger: Logger) {
+  return async function logRequest(ctx: Context, next: Next): Promise<void> {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      logger.info(
+        {
+          requestId: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          operationId: ctx.state.operationId,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'request',
+      );
+    }
+  };
+}

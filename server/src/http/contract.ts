@@ -1,0 +1,67 @@
+// The contract at run time: generated/openapi.json loaded into openapi-backend for routing and request/response
+// validation with Ajv 2020 (openapi-backend's own Ajv is draft-07 and would silently ignore 2020-12 keywords, and its
+// definition check uses the OpenAPI 3.0 meta-schema, so the document is linted by Redocly instead).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
+
+const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
+
+export type ContractOperation = Operation & { 'x-limits'?: Record<string, number> };
+
+export function loadContractDocument(): Document {
+  const path = fileURLToPath(new URL('../../../generated/openapi.json', import.meta.url));
+  return JSON.parse(readFileSync(path, 'utf8')) as Document;
+}
+
+/** Path, query and header parameters arrive as strings and are coerced; bodies and responses never are. */
+function createAjv(coerceTypes: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: false, discriminator: true, coerceTypes });
+  addFormats(ajv);
+  ajv.addFormat('binary', true);
+  ajv.addKeyword('example');
+  return ajv;
+}
+
+/**
+ * Inlines every local `$ref` as a fresh copy (siblings such as `default` or `description` win). openapi-backend's
+ * own dereferencing shares one object between all uses of a component and then fails on documents like ours.
+ */
+export function inlineReferences<T>(document: T): T {
+  const resolve = (ref: string): unknown =>
+    ref
+      .slice(2)
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document);
+  const visit = (node: unknown, seen: string[]): unknown => {
+    if (Array.isArray(node)) return node.map((item) => visit(item, seen));
+    if (!node || typeof node !== 'object') return node;
+    const { $ref, ...rest } = node as Record<string, unknown>;
+    const copy: Record<string, unknown> = {};
+    if (typeof $ref === 'string' && $ref.startsWith('#/')) {
+      if (seen.includes($ref)) throw new Error(`circular reference ${$ref}`);
+      Object.assign(copy, visit(resolve($ref), [...seen, $ref]));
+    }
+    for (const [key, value] of Object.entries(rest)) copy[key] = visit(value, seen);
+    return copy;
+  };
+  return visit(document, []) as T;
+}
+
+export async function createContract(document: Document = loadContractDocument()): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition: inlineReferences(document),
+    validate: true,
+    strict: false,
+    coerceTypes: true,
+    customizeAjv: (_original, _options, context) =>
+      createAjv(context === 'paramsValidator' || context === 'responseHeadersValidator') as never,
+  });
+  // openapi-backend checks definitions against the OpenAPI 3.0 meta-schema; ours is 3.1 and linted by Redocly.
+  api.validateDefinition = () => api.definition;
+  await api.init();
+  return api;
+}

@@ -1,0 +1,122 @@
+// The one route of the app: match the request to a contract operation, authenticate by its security scheme, count
+// it against the account's rate limit, read and validate the request against the contract, call the operation's
+// handler and (outside production) validate the response against the contract before it leaves.
+import type { Context } from 'koa';
+import type { Logger } from 'pino';
+import type { OpenAPIBackend } from 'openapi-backend';
+import { ApiError, errors } from './api-error.ts';
+import { authenticate, schemeOf, type AuthDeps } from './auth.ts';
+import { mediaTypeOf, parseJsonBody, readRawBody } from './body.ts';
+import type { ContractOperation } from './contract.ts';
+import type { HandlerRequest, Handlers, OperationId } from './operation.ts';
+import type { RateLimit } from './rate-limit.ts';
+
+export interface DispatchDeps {
+  api: OpenAPIBackend;
+  handlers: Handlers;
+  auth: AuthDeps;
+  rateLimit: RateLimit;
+  validateResponses: boolean;
+  logger: Logger;
+}
+
+const methods = ['get', 'put', 'post', 'delete', 'patch'];
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns the first validation error into the contract's 400 with `param` as a dotted path. */
+function validationError(error: AjvError): ApiError {
+  const [, location = '', ...rest] = error.instancePath.split('/');
+  const path = rest.map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required') {
+    const missing = String(error.params.missingProperty);
+    if (location === '' && missing === 'requestBody') return errors.missingParameter('body');
+    return errors.missingParameter([...path, missing].join('.'));
+  }
+  if (error.keyword === 'additionalProperties') {
+    const extra = [...path, String(error.params.additionalProperty)].join('.');
+    return errors.invalidParameter(extra, `${extra} is not a known parameter.`);
+  }
+  const param = path.join('.') || (location === 'requestBody' ? 'body' : location);
+  return errors.invalidParameter(param, `${param} ${error.message ?? 'is invalid'}.`);
+}
+
+function notRouted(api: OpenAPIBackend, ctx: Context): ApiError {
+  const allowed = methods.filter((method) => api.matchOperation({ method, path: ctx.path, headers: {} }));
+  return allowed.length > 0
+    ? errors.methodNotAllowed(allowed.map((m) => m.toUpperCase()))
+    : errors.notFound(null, 'route');
+}
+
+export function dispatch(deps: DispatchDeps) {
+  return async function handleOperation(ctx: Context): Promise<void> {
+    const request = {
+      method: ctx.method.toLowerCase(),
+      path: ctx.path,
+      query: ctx.query as Record<string, string>,
+      headers: ctx.headers as Record<string, string>,
+    };
+    const operation = deps.api.matchOperation(request) as ContractOperation | undefined;
+    if (!operation) throw notRouted(deps.api, ctx);
+    const operationId = operation.operationId as OperationId;
+    ctx.state.operationId = operationId;
+
+    const declared = Object.keys((operation.requestBody as { content?: object } | undefined)?.content ?? {});
+    const mediaType = mediaTypeOf(ctx);
+    const jsonBody = declared.length > 0 && mediaType === 'application/json' && declared.includes('application/json');
+    const rawBody = jsonBody ? await readRawBody(ctx) : undefined;
+
+    const account = await authenticate(ctx, deps.auth, schemeOf(operation.security), operationId, rawBody);
+    const rateHeaders = account ? await deps.rateLimit.consume(account.id) : undefined;
+    if (rateHeaders) ctx.state.rateLimitHeaders = rateHeaders;
+
+    if (declared.length > 0 && !declared.includes(mediaType)) throw errors.unsupportedMediaType(mediaType, declared);
+    const body = rawBody ? parseJsonBody(rawBody) : undefined;
+    if (mediaType !== 'multipart/form-data') {
+      const result = deps.api.validateRequest({ ...request, body }, operation);
+      if (!result.valid && result.errors?.[0]) throw validationError(result.errors[0] as AjvError);
+    }
+
+    const handler = deps.handlers[operationId] as (
+      input: HandlerRequest<OperationId>,
+    ) => ReturnType<Handlers[OperationId]>;
+    const reply = await handler({
+      operationId,
+      account,
+      body: body as never,
+      query: (ctx.query ?? {}) as never,
+      path: ((request as { params?: unknown }).params ?? matchParams(deps.api, request)) as never,
+      headers: ctx.headers,
+      requestId: ctx.state.requestId as string,
+    });
+
+    if (deps.validateResponses) {
+      const check = deps.api.validateResponse(reply.body, operation, reply.status);
+      if (!check.valid) {
+        deps.logger.error(
+          { operationId, status: reply.status, errors: check.errors },
+          'response violates the contract',
+        );
+        throw new ApiError(
+          500,
+          'internal_error',
+          `Response of ${operationId} violates the contract: ${JSON.stringify(check.errors?.[0])}`,
+        );
+      }
+    }
+    ctx.status = reply.status;
+    for (const [name, value] of Object.entries({ ...rateHeaders, ...reply.headers })) ctx.set(name, value);
+    ctx.body = reply.body as object;
+  };
+}
+
+/** Path parameters of a matched request, coerced by the contract's parameter schemas. */
+function matchParams(api: OpenAPIBackend, request: { method: string; path: string; headers: Record<string, string> }) {
+  const parsed = api.router.parseRequest(request, api.matchOperation(request));
+  return parsed.params;
+}

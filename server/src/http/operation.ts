@@ -1,0 +1,40 @@
+// Handler types derived from the generated client, so request and response shapes come from the contract: one
+// handler per operationId, typed by that operation's body, query, path and response.
+import type * as sdk from '../../../generated/client/sdk.gen.ts';
+import type { AccountRow } from '../accounts/store.ts';
+
+export type OperationId = keyof typeof sdk;
+
+type SdkOptions<K extends OperationId> = NonNullable<Parameters<(typeof sdk)[K]>[0]>;
+type Field<T, F extends string> = T extends { [P in F]?: infer V } ? V : undefined;
+
+export type RequestBody<K extends OperationId> = Field<SdkOptions<K>, 'body'>;
+export type RequestQuery<K extends OperationId> = NonNullable<Field<SdkOptions<K>, 'query'>>;
+export type RequestPath<K extends OperationId> = Field<SdkOptions<K>, 'path'>;
+export type ResponseBody<K extends OperationId> = NonNullable<Awaited<ReturnType<(typeof sdk)[K]>>['data']>;
+
+export interface HandlerRequest<K extends OperationId> {
+  operationId: K;
+  account: AccountRow | undefined;
+  body: RequestBody<K>;
+  query: RequestQuery<K>;
+  path: RequestPath<K>;
+  headers: Record<string, string | string[] | undefined>;
+  requestId: string;
+}
+
+export interface Reply<K extends OperationId> {
+  status: number;
+  body: ResponseBody<K>;
+  headers?: Record<string, string>;
+}
+
+export type Handler<K extends OperationId> = (request: HandlerRequest<K>) => Promise<Reply<K>>;
+export type Handlers = { [K in OperationId]: Handler<K> };
+export type HandlerGroup = Partial<Handlers>;
+
+/** The account of an authenticated request (the operation's security guarantees one). */
+export function accountOf(request: { account: AccountRow | undefined }): AccountRow {
+  if (!request.account) throw new Error('handler of an authenticated operation called without an account');
+  return request.account;
+}

@@ -1,0 +1,60 @@
+// The one module every error leaves through: the v3 envelope for /v3 and /admin, the validation body for /v2 and /v1.
+import type { ErrorResponse, ErrorType, V2ErrorKind, V2ErrorResponse } from '../../../generated/client/types.gen.ts';
+import type { ApiError } from './api-error.ts';
+
+export type ApiVersion = 'v3' | 'v2';
+
+export function versionOfPath(path: string): ApiVersion {
+  return path.startsWith('/v2/') || path.startsWith('/v1/') ? 'v2' : 'v3';
+}
+
+function typeOf(status: number): ErrorType {
+  if (status === 401) return 'authentication_error';
+  if (status === 402) return 'insufficient_quota';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+function v2KindOf(error: ApiError): V2ErrorKind {
+  switch (error.status) {
+    case 401:
+      return 'UNAUTHORIZED';
+    case 402:
+      return 'INSUFFICIENT_FUNDS';
+    case 403:
+      return 'FORBIDDEN';
+    case 404:
+      return 'NOT_FOUND';
+    case 409:
+      return 'CONFLICT';
+    case 415:
+      return 'UNSUPPORTED_MEDIA_TYPE';
+    case 429:
+      return 'RATE_LIMITED';
+    case 503:
+      return 'ENGINE_UNAVAILABLE';
+    default:
+      return error.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR';
+  }
+}
+
+export function renderError(error: ApiError, version: ApiVersion): ErrorResponse | V2ErrorResponse {
+  if (version === 'v2') {
+    return {
+      error: v2KindOf(error),
+      message: error.message,
+      errors: error.param ? { [error.param]: [error.message] } : {},
+    };
+  }
+  return {
+    error: {
+      type: typeOf(error.status),
+      code: error.code as ErrorResponse['error']['code'],
+      message: error.message,
+      param: error.param,
+    },
+  };
+}

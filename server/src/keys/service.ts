@@ -1,0 +1,98 @@
+// Issuing and checking credentials: v3 Bearer keys (only a SHA-256 hash is stored, looked up by prefix, compared in
+// constant time) and v2 key pairs (secret encrypted at rest, HMAC-SHA256 signatures checked in constant time).
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyWithSecret, KeyPair } from '../../../generated/client/types.gen.ts';
+import type { Database } from '../db/database.ts';
+import { now, toIso } from '../db/rows.ts';
+import { errors } from '../http/api-error.ts';
+import { open, seal } from './secret-box.ts';
+import { toApiKey, type ApiKeyRow, type KeyStore } from './store.ts';
+
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const PREFIX_LENGTH = 16;
+
+function randomBase62(length: number): string {
+  const bytes = randomBytes(length * 2);
+  let out = '';
+  for (const byte of bytes) {
+    if (byte < 248) out += base62[byte % 62];
+    if (out.length === length) break;
+  }
+  return out.length === length ? out : randomBase62(length);
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+function equalHex(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
+}
+
+export interface KeyServiceOptions {
+  secretKey: Buffer;
+  maxLiveKeys: number;
+}
+
+export function createKeyService(db: Database, store: KeyStore, options: KeyServiceOptions) {
+  return {
+    /** Issues a v3 key; the live-key limit is checked in the same transaction as the insert. */
+    async issueApiKey(accountId: string, name: string | null = null): Promise<ApiKeyWithSecret> {
+      const secret = `sk_live_${randomBase62(32)}`;
+      const row: ApiKeyRow = {
+        id: randomUUID(),
+        account_id: accountId,
+        name,
+        prefix: secret.slice(0, PREFIX_LENGTH),
+        secret_hash: sha256(secret),
+        created_at: now(),
+        last_used_at: null,
+        revoked_at: null,
+      };
+      await db.transaction(async (trx) => {
+        // Lock the account row (PostgreSQL) so two concurrent issues cannot both pass the limit.
+        await trx('accounts').where({ id: accountId }).forUpdate().first();
+        if ((await store.countLiveApiKeys(accountId, trx)) >= options.maxLiveKeys) {
+          throw errors.keyLimitExceeded(options.maxLiveKeys);
+        }
+        await store.insertApiKey(row, trx);
+      });
+      return { ...toApiKey(row), secret };
+    },
+
+    /** The key row of a Bearer secret, or undefined when it is unknown or revoked. */
+    async authenticateApiKey(secret: string): Promise<ApiKeyRow | undefined> {
+      if (!secret.startsWith('sk_live_') || secret.length < PREFIX_LENGTH + 8) return undefined;
+      const row = await store.findApiKeyByPrefix(secret.slice(0, PREFIX_LENGTH));
+      if (!row || row.revoked_at || !equalHex(row.secret_hash, sha256(secret))) return undefined;
+      return row;
+    },
+
+    async issueKeyPair(accountId: string): Promise<KeyPair> {
+      const publicKey = `pk_${randomBase62(32)}`;
+      const secret = randomBytes(32).toString('hex');
+      const id = randomUUID();
+      const createdAt = now();
+      await store.insertKeyPair({
+        id,
+        account_id: accountId,
+        public_key: publicKey,
+        secret_encrypted: seal(options.secretKey, secret),
+        created_at: createdAt,
+        revoked_at: null,
+      });
+      return { id, public_key: publicKey, secret, created_at: toIso(createdAt) };
+    },
+
+    /** The account id of a correctly signed request, or undefined. The canonical string is built by the caller. */
+    async verifySignature(publicKey: string, canonical: string, signature: string): Promise<string | undefined> {
+      const pair = await store.findKeyPair(publicKey);
+      const secret = pair ? open(options.secretKey, pair.secret_encrypted) : 'no-such-key';
+      const expected = createHmac('sha256', secret).update(canonical).digest('hex');
+      const matches = /^[0-9a-f]{64}$/.test(signature) && equalHex(expected, signature);
+      return pair && matches ? pair.account_id : undefined;
+    },
+  };
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

@@ -1,0 +1,73 @@
+// api_keys and key_pairs tables; maps rows to the wire types `ApiKey` and key-pair records.
+import type { ApiKey } from '../../../generated/client/types.gen.ts';
+import type { Database } from '../db/database.ts';
+import { now, toIso, toIsoOrNull } from '../db/rows.ts';
+import { paginate, type Page } from '../http/pagination.ts';
+
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  prefix: string;
+  secret_hash: string;
+  created_at: string | Date;
+  last_used_at: string | Date | null;
+  revoked_at: string | Date | null;
+}
+
+export interface KeyPairRow {
+  id: string;
+  account_id: string;
+  public_key: string;
+  secret_encrypted: string;
+  created_at: string | Date;
+  revoked_at: string | Date | null;
+}
+
+export const toApiKey = (row: ApiKeyRow): ApiKey => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  created_at: toIso(row.created_at),
+  last_used_at: toIsoOrNull(row.last_used_at),
+  revoked_at: toIsoOrNull(row.revoked_at),
+});
+
+export function createKeyStore(db: Database) {
+  return {
+    async insertApiKey(row: ApiKeyRow, trx: Database = db): Promise<void> {
+      await trx('api_keys').insert(row);
+    },
+    async countLiveApiKeys(accountId: string, trx: Database = db): Promise<number> {
+      const result = await trx('api_keys')
+        .where({ account_id: accountId })
+        .whereNull('revoked_at')
+        .count({ n: '*' })
+        .first();
+      return Number(result?.n ?? 0);
+    },
+    async findApiKeyByPrefix(prefix: string): Promise<ApiKeyRow | undefined> {
+      return db<ApiKeyRow>('api_keys').where({ prefix }).first();
+    },
+    async findApiKey(accountId: string, id: string): Promise<ApiKeyRow | undefined> {
+      return db<ApiKeyRow>('api_keys').where({ account_id: accountId, id }).first();
+    },
+    async listApiKeys(accountId: string, options: { limit?: number; after?: string }): Promise<Page<ApiKey>> {
+      return paginate<ApiKeyRow, ApiKey>(db('api_keys').where({ account_id: accountId }), options, toIso, toApiKey);
+    },
+    async revokeApiKey(accountId: string, id: string): Promise<void> {
+      await db('api_keys').where({ account_id: accountId, id }).whereNull('revoked_at').update({ revoked_at: now() });
+    },
+    async touchApiKey(id: string): Promise<void> {
+      await db('api_keys').where({ id }).update({ last_used_at: now() });
+    },
+    async insertKeyPair(row: KeyPairRow): Promise<void> {
+      await db('key_pairs').insert(row);
+    },
+    async findKeyPair(publicKey: string): Promise<KeyPairRow | undefined> {
+      return db<KeyPairRow>('key_pairs').where({ public_key: publicKey }).whereNull('revoked_at').first();
+    },
+  };
+}
+
+export type KeyStore = ReturnType<typeof createKeyStore>;

@@ -1,0 +1,56 @@
+// The model registry: which model ids this server offers and which engine serves each. Engines arrive with their
+// issues (transcription, chat, embeddings); until an engine is configured its model is listed as unavailable.
+import type { Model } from '../../../generated/client/types.gen.ts';
+
+export interface RegisteredModel {
+  model: Model;
+}
+
+const CREATED = Math.floor(Date.UTC(2026, 10, 1) / 1000);
+
+export function createModelRegistry(env: Record<string, string | undefined> = process.env) {
+  const configured = (name: string) => Boolean(env[name]);
+  const models: Model[] = [
+    {
+      id: 'service-mini',
+      object: 'model',
+      created: CREATED,
+      owned_by: 'scribe',
+      type: 'chat',
+      status: configured('SCRIBE_MINI_MODEL') ? 'available' : 'unavailable',
+    },
+    {
+      id: 'service-pro',
+      object: 'model',
+      created: CREATED,
+      owned_by: 'scribe',
+      type: 'chat',
+      status: configured('SCRIBE_PRO_MODEL') ? 'available' : 'unavailable',
+    },
+    {
+      id: 'service-embedding',
+      object: 'model',
+      created: CREATED,
+      owned_by: 'scribe',
+      type: 'embedding',
+      status: 'unavailable',
+    },
+    {
+      id: 'service-transcribe',
+      object: 'model',
+      created: CREATED,
+      owned_by: 'scribe',
+      type: 'transcription',
+      status: 'unavailable',
+    },
+  ];
+  return {
+    list: (): Model[] => models,
+    engineStatus: (type: Model['type']) =>
+      models.some((m) => m.type === type && m.status === 'available')
+        ? ('available' as const)
+        : ('unavailable' as const),
+  };
+}
+
+export type ModelRegistry = ReturnType<typeof createModelRegistry>;
