@@ -18,6 +18,7 @@ import { dispatch } from './http/dispatch.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { notImplementedHandlers } from './http/not-implemented.ts';
 import type { HandlerGroup, Handlers, OperationId } from './http/operation.ts';
+import { createIdempotencyStore } from './http/idempotency.ts';
 import { createRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { keyHandlers } from './keys/handlers.ts';
@@ -25,21 +26,19 @@ import { createKeyService, type KeyService } from './keys/service.ts';
 import { createKeyStore } from './keys/store.ts';
 import { modelHandlers } from './models/handlers.ts';
 import { createModelRegistry } from './models/registry.ts';
+import { transcriptionReadHandlers } from './transcriptions/handlers.ts';
+import { createTranscriptionStore } from './transcriptions/store.ts';
 import { usageHandlers } from './usage/handlers.ts';
+import { webhookHandlers } from './webhooks/handlers.ts';
+import { createWebhookStore } from './webhooks/store.ts';
 
 /** Operations whose pipelines arrive with later issues (transcription, streaming, chat, webhooks delivery). */
 const awaitingLaterIssues: OperationId[] = [
   'createSyncTranscription',
   'createAsyncTranscription',
   'createStreamSession',
-  'getTranscriptionStatus',
   'cancelTranscription',
-  'listTranscriptions',
   'getTranscriptionResult',
-  'createWebhook',
-  'listWebhooks',
-  'updateWebhook',
-  'deleteWebhook',
   'testWebhook',
   'listWebhookDeliveries',
   'createChatCompletion',
@@ -107,6 +106,8 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     ...keyHandlers(keys, keyStore),
     ...billingHandlers(db, config.prices),
     ...usageHandlers(db),
+    ...transcriptionReadHandlers(createTranscriptionStore(db)),
+    ...webhookHandlers(createWebhookStore(db)),
     ...adminHandlers(accounts, accountStore, ledger, keys),
     ...notImplementedHandlers(awaitingLaterIssues),
   });
@@ -121,6 +122,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
       handlers,
       auth: { accounts: accountStore, keys, adminToken: config.adminToken, now: options.now ?? Date.now },
       rateLimit,
+      idempotency: createIdempotencyStore(db),
       validateResponses: config.validateResponses,
       logger,
     }),

@@ -8,7 +8,8 @@ import { ApiError, errors } from './api-error.ts';
 import { authenticate, schemeOf, type AuthDeps } from './auth.ts';
 import { mediaTypeOf, parseJsonBody, readRawBody } from './body.ts';
 import type { ContractOperation } from './contract.ts';
-import type { HandlerRequest, Handlers, OperationId } from './operation.ts';
+import { requestHash, type IdempotencyStore } from './idempotency.ts';
+import type { HandlerRequest, Handlers, OperationId, Reply } from './operation.ts';
 import type { RateLimit } from './rate-limit.ts';
 
 export interface DispatchDeps {
@@ -16,6 +17,7 @@ export interface DispatchDeps {
   handlers: Handlers;
   auth: AuthDeps;
   rateLimit: RateLimit;
+  idempotency: IdempotencyStore;
   validateResponses: boolean;
   logger: Logger;
 }
@@ -85,15 +87,20 @@ export function dispatch(deps: DispatchDeps) {
     const handler = deps.handlers[operationId] as (
       input: HandlerRequest<OperationId>,
     ) => ReturnType<Handlers[OperationId]>;
-    const reply = await handler({
-      operationId,
-      account,
-      body: body as never,
-      query: (ctx.query ?? {}) as never,
-      path: ((request as { params?: unknown }).params ?? matchParams(deps.api, request)) as never,
-      headers: ctx.headers,
-      requestId: ctx.state.requestId as string,
-    });
+    const run = () =>
+      handler({
+        operationId,
+        account,
+        body: body as never,
+        query: (ctx.query ?? {}) as never,
+        path: matchParams(deps.api, request) as never,
+        headers: ctx.headers,
+        requestId: ctx.state.requestId as string,
+      });
+    const idempotencyKey = account && acceptsIdempotencyKey(operation) ? ctx.get('Idempotency-Key') : '';
+    const reply = idempotencyKey
+      ? await runOnce(deps.idempotency, account!.id, idempotencyKey, operationId, rawBody, run, ctx)
+      : await run();
 
     if (deps.validateResponses) {
       const check = deps.api.validateResponse(reply.body, operation, reply.status);
@@ -113,6 +120,34 @@ export function dispatch(deps: DispatchDeps) {
     for (const [name, value] of Object.entries({ ...rateHeaders, ...reply.headers })) ctx.set(name, value);
     ctx.body = reply.body as object;
   };
+}
+
+function acceptsIdempotencyKey(operation: ContractOperation): boolean {
+  return (operation.parameters ?? []).some((p) => 'name' in p && p.name === 'Idempotency-Key');
+}
+
+async function runOnce(
+  store: IdempotencyStore,
+  accountId: string,
+  key: string,
+  operationId: OperationId,
+  rawBody: Buffer | undefined,
+  run: () => Promise<Reply<OperationId>>,
+  ctx: Context,
+): Promise<Reply<OperationId>> {
+  const stored = await store.claim(accountId, key, operationId, requestHash(operationId, rawBody));
+  if (stored) {
+    ctx.set('Idempotent-Replayed', 'true');
+    return stored as Reply<OperationId>;
+  }
+  try {
+    const reply = await run();
+    await store.complete(accountId, key, { status: reply.status, body: reply.body, headers: reply.headers ?? {} });
+    return reply;
+  } catch (error) {
+    await store.abandon(accountId, key);
+    throw error;
+  }
 }
 
 /** Path parameters of a matched request, coerced by the contract's parameter schemas. */

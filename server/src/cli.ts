@@ -1,0 +1,150 @@
+// The `scribe` command: `scribe serve` starts the server; `scribe admin …` runs the admin operations directly on the
+// database configured by the same environment as the server (SCRIBE_DATA_DIR or DATABASE_URL).
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { createApp, type App } from './app.ts';
+import { loadConfig } from './config.ts';
+import { ApiError } from './http/api-error.ts';
+import { serve } from './main.ts';
+
+const usage = `Usage:
+  scribe serve
+  scribe admin account create [--balance N] [--currency RUB] [--name NAME] [--credit-limit N] [--overdraft] [--json]
+  scribe admin account topup ACCOUNT_ID --amount N [--adjust] [--description TEXT] [--json]
+  scribe admin account block ACCOUNT_ID [--json]
+  scribe admin account unblock ACCOUNT_ID [--json]
+  scribe admin account show ACCOUNT_ID [--json]
+  scribe admin key issue ACCOUNT_ID [--name NAME] [--json]
+  scribe admin key-pair issue ACCOUNT_ID [--json]`;
+
+const options = {
+  balance: { type: 'string' },
+  amount: { type: 'string' },
+  currency: { type: 'string' },
+  name: { type: 'string' },
+  'credit-limit': { type: 'string' },
+  overdraft: { type: 'boolean' },
+  adjust: { type: 'boolean' },
+  description: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function number(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed)) throw new Error(`--${name} must be a number, got "${value}"`);
+  return parsed;
+}
+
+function print(value: object, json: boolean | undefined, text: string): void {
+  console.log(json ? JSON.stringify(value) : text);
+}
+
+async function admin(app: App, args: string[], flags: ReturnType<typeof parse>['values']): Promise<void> {
+  const { accounts, keys } = app.services;
+  const [noun, verb, id] = args;
+  const need = () => {
+    if (!id) throw new Error(`${noun} ${verb} needs an account id\n${usage}`);
+    return id;
+  };
+  switch (`${noun} ${verb}`) {
+    case 'account create': {
+      const created = await accounts.create({
+        balance: number(flags.balance, 'balance'),
+        currency: flags.currency,
+        name: flags.name,
+        credit_limit: number(flags['credit-limit'], 'credit-limit'),
+        overdraft_enabled: flags.overdraft,
+      });
+      const summary = {
+        account_id: created.account.id,
+        api_key: created.api_key,
+        public_key: created.public_key,
+        secret: created.secret,
+      };
+      print(
+        summary,
+        flags.json,
+        Object.entries(summary)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n'),
+      );
+      return;
+    }
+    case 'account topup': {
+      const amount = number(flags.amount, 'amount');
+      if (amount === undefined) throw new Error('account topup needs --amount');
+      const account = await accounts.topUp(
+        need(),
+        flags.adjust ? 'adjust' : 'topup',
+        amount,
+        flags.description ?? null,
+      );
+      print(account, flags.json, `balance: ${account.balance} ${account.currency}`);
+      return;
+    }
+    case 'account block':
+    case 'account unblock': {
+      const account = await accounts.setBlocked(need(), verb === 'block');
+      print(account, flags.json, `blocked: ${account.blocked}`);
+      return;
+    }
+    case 'account show': {
+      const account = await accounts.get(need());
+      print(account, flags.json, JSON.stringify(account, null, 2));
+      return;
+    }
+    case 'key issue': {
+      await accounts.existing(need());
+      const key = await keys.issueApiKey(need(), flags.name ?? null);
+      print(key, flags.json, `api_key: ${key.secret}`);
+      return;
+    }
+    case 'key-pair issue': {
+      await accounts.existing(need());
+      const pair = await keys.issueKeyPair(need());
+      print(pair, flags.json, `public_key: ${pair.public_key}\nsecret: ${pair.secret}`);
+      return;
+    }
+    default:
+      throw new Error(`Unknown command: admin ${args.join(' ')}\n${usage}`);
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+}
+
+export async function main(argv = process.argv.slice(2)): Promise<number> {
+  const { values, positionals } = parse(argv);
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(usage);
+    return command ? 0 : 1;
+  }
+  if (command === 'serve') {
+    await serve();
+    return -1;
+  }
+  if (command !== 'admin') throw new Error(`Unknown command: ${command}\n${usage}`);
+  const app = await createApp(loadConfig(), { logger: pino({ level: 'silent' }) });
+  try {
+    await admin(app, rest, values);
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+main().then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(
+      error instanceof ApiError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : error,
+    );
+    process.exitCode = 1;
+  },
+);
