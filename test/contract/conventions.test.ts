@@ -3,6 +3,7 @@
 // description, and the AsyncAPI stream channel (closed messages with a `type` const, close codes, shared schemas).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import * as sdk from '../../generated/client/sdk.gen.ts';
 import { asyncapi, openapi, operation, operations, resolve, type Operation } from './documents.ts';
 
 type Json = Record<string, unknown>;
@@ -33,6 +34,11 @@ test('every operation has a verb+noun operationId, a summary, a description and 
     assert.is(op.tags?.length, 1, `${op.operationId} tags`);
   }
   assert.ok(operations.length >= 40, `only ${operations.length} operations`);
+});
+
+test('every operationId is the name of its generated SDK function (the server keys its handlers by both)', () => {
+  const functions = Object.keys(sdk).sort();
+  assert.equal(operations.map((op) => op.operationId).sort(), functions);
 });
 
 test('security: Bearer on v3, the three signed headers together on v2/v1, none on /health, AdminToken on /admin', () => {
