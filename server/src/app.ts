@@ -13,7 +13,7 @@ import type { Config } from './config.ts';
 import { migrateToLatest, openDatabase, type Database } from './db/database.ts';
 import { healthHandlers } from './health/handlers.ts';
 import { accessLog } from './http/access-log.ts';
-import { createContract, type ContractOperation } from './http/contract.ts';
+import { createContract, createRouter, type ContractOperation } from './http/contract.ts';
 import { dispatch } from './http/dispatch.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { notImplementedHandlers } from './http/not-implemented.ts';
@@ -119,6 +119,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   koa.use(
     dispatch({
       api,
+      router: createRouter(api),
       handlers,
       auth: { accounts: accountStore, keys, adminToken: config.adminToken, now: options.now ?? Date.now },
       rateLimit,

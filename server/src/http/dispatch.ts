@@ -7,13 +7,14 @@ import type { OpenAPIBackend } from 'openapi-backend';
 import { ApiError, errors } from './api-error.ts';
 import { authenticate, schemeOf, type AuthDeps } from './auth.ts';
 import { mediaTypeOf, parseJsonBody, readRawBody } from './body.ts';
-import type { ContractOperation } from './contract.ts';
+import type { RouteMatch, Router } from './contract.ts';
 import { requestHash, type IdempotencyStore } from './idempotency.ts';
 import type { HandlerRequest, Handlers, OperationId, Reply } from './operation.ts';
 import type { RateLimit } from './rate-limit.ts';
 
 export interface DispatchDeps {
   api: OpenAPIBackend;
+  router: Router;
   handlers: Handlers;
   auth: AuthDeps;
   rateLimit: RateLimit;
@@ -21,8 +22,6 @@ export interface DispatchDeps {
   validateResponses: boolean;
   logger: Logger;
 }
-
-const methods = ['get', 'put', 'post', 'delete', 'patch'];
 
 interface AjvError {
   instancePath: string;
@@ -48,11 +47,9 @@ function validationError(error: AjvError): ApiError {
   return errors.invalidParameter(param, `${param} ${error.message ?? 'is invalid'}.`);
 }
 
-function notRouted(api: OpenAPIBackend, ctx: Context): ApiError {
-  const allowed = methods.filter((method) => api.matchOperation({ method, path: ctx.path, headers: {} }));
-  return allowed.length > 0
-    ? errors.methodNotAllowed(allowed.map((m) => m.toUpperCase()))
-    : errors.notFound(null, 'route');
+function notRouted(router: Router, path: string): ApiError {
+  const allowed = router.methodsOf(path);
+  return allowed.length > 0 ? errors.methodNotAllowed(allowed) : errors.notFound(null, 'route');
 }
 
 export function dispatch(deps: DispatchDeps) {
@@ -63,8 +60,9 @@ export function dispatch(deps: DispatchDeps) {
       query: ctx.query as Record<string, string>,
       headers: ctx.headers as Record<string, string>,
     };
-    const operation = deps.api.matchOperation(request) as ContractOperation | undefined;
-    if (!operation) throw notRouted(deps.api, ctx);
+    const route = deps.router.match(request.method, ctx.path);
+    if (!route) throw notRouted(deps.router, ctx.path);
+    const { operation, params } = route;
     const operationId = operation.operationId as OperationId;
     ctx.state.operationId = operationId;
 
@@ -93,7 +91,7 @@ export function dispatch(deps: DispatchDeps) {
         account,
         body: body as never,
         query: (ctx.query ?? {}) as never,
-        path: matchParams(deps.api, request) as never,
+        path: params as never,
         headers: ctx.headers,
         requestId: ctx.state.requestId as string,
       });
@@ -122,7 +120,7 @@ export function dispatch(deps: DispatchDeps) {
   };
 }
 
-function acceptsIdempotencyKey(operation: ContractOperation): boolean {
+function acceptsIdempotencyKey(operation: RouteMatch['operation']): boolean {
   return (operation.parameters ?? []).some((p) => 'name' in p && p.name === 'Idempotency-Key');
 }
 
@@ -148,10 +146,4 @@ async function runOnce(
     await store.abandon(accountId, key);
     throw error;
   }
-}
-
-/** Path parameters of a matched request, coerced by the contract's parameter schemas. */
-function matchParams(api: OpenAPIBackend, request: { method: string; path: string; headers: Record<string, string> }) {
-  const parsed = api.router.parseRequest(request, api.matchOperation(request));
-  return parsed.params;
 }

@@ -1,0 +1,97 @@
+// `npm run bench:http`: the reference server's GET /v3/transcriptions/status/{id} (routing, Bearer auth, the rate
+// limit disabled, one DB read, production mode so responses are not validated) against a bare Koa route doing the
+// same DB read and returning the same JSON, in one run on the same database. Prints requests/s, p50/p99 and the ratio.
+import autocannon from 'autocannon';
+import Koa from 'koa';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { createApp } from '../server/src/app.ts';
+import { loadConfig } from '../server/src/config.ts';
+import { toTranscription, type TranscriptionRow } from '../server/src/transcriptions/store.ts';
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const duration = Number(process.env.BENCH_SECONDS ?? 10);
+
+const config = loadConfig({
+  ...process.env,
+  NODE_ENV: 'production',
+  SCRIBE_DATA_DIR: mkdtempSync(join(tmpdir(), 'scribe-bench-')),
+  SCRIBE_RATE_LIMIT_RPS: '0',
+  LOG_LEVEL: 'silent',
+});
+const app = await createApp(config, { logger: pino({ level: 'silent' }) });
+const created = await app.services.accounts.create({ balance: 100 });
+const id = '0b6e7f52-3c1d-4e8a-9f20-5a7b8c9d0e1f';
+const at = new Date().toISOString();
+await app.db('transcriptions').insert({
+  id,
+  account_id: created.account.id,
+  status: 'completed',
+  mode: 'sync',
+  api_version: 'v3',
+  priority: 'lightning',
+  source_type: 'upload',
+  filename: 'goforward.wav',
+  file_size: 111_740,
+  language: 'en',
+  diarization: false,
+  duration_seconds: 3.49,
+  minutes_billed: 1,
+  cost_minor: 200,
+  progress: 100,
+  output: JSON.stringify({ format: 'json', word_timestamps: true }),
+  result: JSON.stringify({
+    text: 'go forward ten meters',
+    duration: 3.49,
+    language: 'en',
+    words: [
+      { word: 'go', start: 0.46, end: 0.63 },
+      { word: 'forward', start: 0.64, end: 1.16 },
+      { word: 'ten', start: 1.17, end: 1.52 },
+      { word: 'meters', start: 1.53, end: 2.18 },
+    ],
+  }),
+  created_at: at,
+  started_at: at,
+  completed_at: at,
+});
+
+await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+const scribeUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v3/transcriptions/status/${id}`;
+
+// Baseline: the same read and the same JSON with nothing else.
+const bare = new Koa();
+bare.use(async (ctx) => {
+  const row = (await app
+    .db('transcriptions')
+    .where({ id: ctx.path.split('/').pop() })
+    .first()) as TranscriptionRow;
+  ctx.body = { data: toTranscription(row) };
+});
+const bareServer = createServer(bare.callback());
+await new Promise<void>((resolve) => bareServer.listen(0, '127.0.0.1', resolve));
+const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/status/${id}`;
+
+async function run(name: string, url: string, headers: Record<string, string> = {}) {
+  const result = await autocannon({ url, connections, duration, headers });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+const results = [
+  await run('bare koa + same DB read', bareUrl),
+  await run('scribe GET status/{id}', scribeUrl, { Authorization: `Bearer ${created.api_key}` }),
+];
+console.log(`connections=${connections} duration=${duration}s database=${config.databaseUrl ? 'postgres' : 'sqlite'}`);
+for (const r of results)
+  console.log(`${r.name.padEnd(26)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms`);
+console.log(
+  `ratio (scribe / bare): ${(results[1]!.rps / results[0]!.rps).toFixed(2)}  (target ≥ 0.6, scribe p99 < 15 ms)`,
+);
+bareServer.close();
+await app.close();
