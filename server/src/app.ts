@@ -13,7 +13,7 @@ import type { Config } from './config.ts';
 import { migrateToLatest, openDatabase, type Database } from './db/database.ts';
 import { healthHandlers } from './health/handlers.ts';
 import { accessLog } from './http/access-log.ts';
-import { createContract, createRouter, type ContractOperation } from './http/contract.ts';
+import { createRouter, sharedContract, type ContractOperation } from './http/contract.ts';
 import { dispatch } from './http/dispatch.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { notImplementedHandlers } from './http/not-implemented.ts';
@@ -87,7 +87,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   const startedAt = Date.now();
   const db = openDatabase(config);
   await migrateToLatest(db);
-  const api = await createContract();
+  const api = await sharedContract();
 
   const accountStore = createAccountStore(db);
   const keyStore = createKeyStore(db);

@@ -1,9 +1,11 @@
 // The migrations, listed explicitly so they load the same way under tsx, compiled JS and tests.
 import type { Knex } from 'knex';
 import * as core from '../../migrations/20261121210000_core.ts';
+import * as rateLimits from '../../migrations/20261121220000_rate_limits.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '20261121210000_core': core,
+  '20261121220000_rate_limits': rateLimits,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -36,8 +36,8 @@ export const errors = {
       Allow: allowed.join(', '),
     }),
   insufficientBalance: (message = 'Insufficient balance.') => new ApiError(402, 'insufficient_balance', message),
-  rateLimited: (retryAfter: number, headers: Record<string, string>) =>
-    new ApiError(429, 'rate_limit_exceeded', 'Rate limit of 10 requests per second exceeded.', null, {
+  rateLimited: (limit: number, retryAfter: number, headers: Record<string, string>) =>
+    new ApiError(429, 'rate_limit_exceeded', `Rate limit of ${limit} requests per second exceeded.`, null, {
       ...headers,
       'Retry-After': String(retryAfter),
     }),

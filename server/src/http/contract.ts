@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
+import { errors } from './api-error.ts';
 
 const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
 
@@ -49,6 +50,17 @@ export function inlineReferences<T>(document: T): T {
     return copy;
   };
   return visit(document, []) as T;
+}
+
+let shared: Promise<OpenAPIBackend> | undefined;
+
+/**
+ * The contract of generated/openapi.json, built once per process (compiling every validator takes seconds, and the
+ * instance holds no per-app state: it only routes and validates).
+ */
+export function sharedContract(): Promise<OpenAPIBackend> {
+  shared ??= createContract();
+  return shared;
 }
 
 export async function createContract(document: Document = loadContractDocument()): Promise<OpenAPIBackend> {
@@ -113,7 +125,13 @@ export function createRouter(api: OpenAPIBackend): Router {
         const found = route.regex.exec(path);
         if (!found) continue;
         const params: Record<string, string> = {};
-        route.names.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1]!)));
+        route.names.forEach((name, i) => {
+          try {
+            params[name] = decodeURIComponent(found[i + 1]!);
+          } catch {
+            throw errors.invalidParameter(name, `${name} is not correctly percent-encoded.`);
+          }
+        });
         return { operation: route.operation, params };
       }
       return undefined;

@@ -25,25 +25,56 @@ export interface DispatchDeps {
 
 interface AjvError {
   instancePath: string;
+  schemaPath: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
 }
 
-/** Turns the first validation error into the contract's 400 with `param` as a dotted path. */
-function validationError(error: AjvError): ApiError {
+/**
+ * For a body that is a `oneOf` of variants told apart by a `type` const, the errors of the variant the client chose
+ * are the useful ones (Ajv reports the first error of every variant).
+ */
+function errorsOfChosenVariant(found: AjvError[], operation: RouteMatch['operation'], body: unknown): AjvError[] {
+  const schema = (operation.requestBody as { content?: Record<string, { schema?: { oneOf?: unknown[] } }> } | undefined)
+    ?.content?.['application/json']?.schema;
+  const type = (body as { type?: unknown } | undefined)?.type;
+  if (!schema?.oneOf || typeof type !== 'string') return found;
+  const index = schema.oneOf.findIndex(
+    (variant) => (variant as { properties?: { type?: { const?: unknown } } }).properties?.type?.const === type,
+  );
+  if (index < 0)
+    return [
+      {
+        instancePath: '/requestBody/type',
+        schemaPath: '',
+        keyword: 'enum',
+        message: 'is not a known type',
+        params: {},
+      },
+    ];
+  const chosen = found.filter((e) => e.schemaPath.startsWith(`#/properties/requestBody/oneOf/${index}/`));
+  return chosen.length > 0 ? chosen : found;
+}
+
+/** Turns a validation error into the contract's 400 with `param` as a dotted path (404 for an unknown model). */
+function validationError(error: AjvError, operation: RouteMatch['operation'], path: string, body: unknown): ApiError {
   const [, location = '', ...rest] = error.instancePath.split('/');
-  const path = rest.map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = rest.map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') {
     const missing = String(error.params.missingProperty);
     if (location === '' && missing === 'requestBody') return errors.missingParameter('body');
-    return errors.missingParameter([...path, missing].join('.'));
+    return errors.missingParameter([...parts, missing].join('.'));
   }
   if (error.keyword === 'additionalProperties') {
-    const extra = [...path, String(error.params.additionalProperty)].join('.');
+    const extra = [...parts, String(error.params.additionalProperty)].join('.');
     return errors.invalidParameter(extra, `${extra} is not a known parameter.`);
   }
-  const param = path.join('.') || (location === 'requestBody' ? 'body' : location);
+  const param = parts.join('.') || (location === 'requestBody' ? 'body' : location);
+  if (error.keyword === 'enum' && parts.at(-1) === 'model' && path.startsWith('/v3/') && operation.responses?.['404']) {
+    const model = parts.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], body);
+    return new ApiError(404, 'model_not_found', `The model ${String(model)} does not exist.`, param);
+  }
   return errors.invalidParameter(param, `${param} ${error.message ?? 'is invalid'}.`);
 }
 
@@ -75,11 +106,19 @@ export function dispatch(deps: DispatchDeps) {
     const rateHeaders = account ? await deps.rateLimit.consume(account.id) : undefined;
     if (rateHeaders) ctx.state.rateLimitHeaders = rateHeaders;
 
-    if (declared.length > 0 && !declared.includes(mediaType)) throw errors.unsupportedMediaType(mediaType, declared);
+    // An optional body may be omitted altogether: no Content-Type and nothing sent.
+    const sentBody =
+      mediaType !== '' || Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+    if (declared.length > 0 && sentBody && !declared.includes(mediaType)) {
+      throw errors.unsupportedMediaType(mediaType, declared);
+    }
     const body = rawBody ? parseJsonBody(rawBody) : undefined;
     if (mediaType !== 'multipart/form-data') {
       const result = deps.api.validateRequest({ ...request, body }, operation);
-      if (!result.valid && result.errors?.[0]) throw validationError(result.errors[0] as AjvError);
+      if (!result.valid && result.errors?.[0]) {
+        const [first] = errorsOfChosenVariant(result.errors as AjvError[], operation, body);
+        throw validationError(first!, operation, ctx.path, body);
+      }
     }
 
     const handler = deps.handlers[operationId] as (

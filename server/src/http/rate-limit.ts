@@ -34,11 +34,13 @@ export async function createRateLimit(db: Database, requestsPerSecond: number): 
   const options = { points: requestsPerSecond, duration: 1, keyPrefix: 'rps' };
   let limiter: RateLimiterAbstract;
   if (databaseKind(db) === 'postgres') {
-    limiter = await new Promise<RateLimiterAbstract>((resolve, reject) => {
-      const created: RateLimiterPostgres = new RateLimiterPostgres(
-        { ...options, storeClient: db, storeType: 'knex', tableName: 'rate_limits' },
-        (error?: Error) => (error ? reject(error) : resolve(created)),
-      );
+    // The table comes from the migrations (tableCreated), so the limiter is ready at once.
+    limiter = new RateLimiterPostgres({
+      ...options,
+      storeClient: db,
+      storeType: 'knex',
+      tableName: 'rate_limits',
+      tableCreated: true,
     });
   } else {
     limiter = new RateLimiterMemory(options);
@@ -50,7 +52,7 @@ export async function createRateLimit(db: Database, requestsPerSecond: number): 
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        throw errors.rateLimited(retryAfter, { ...headersOf(requestsPerSecond, rejection) });
+        throw errors.rateLimited(requestsPerSecond, retryAfter, { ...headersOf(requestsPerSecond, rejection) });
       }
     },
   };

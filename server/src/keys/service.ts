@@ -10,6 +10,7 @@ import { toApiKey, type ApiKeyRow, type KeyStore } from './store.ts';
 
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const PREFIX_LENGTH = 16;
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 function randomBase62(length: number): string {
   const bytes = randomBytes(length * 2);
@@ -65,6 +66,9 @@ export function createKeyService(db: Database, store: KeyStore, options: KeyServ
       if (!secret.startsWith('sk_live_') || secret.length < PREFIX_LENGTH + 8) return undefined;
       const row = await store.findApiKeyByPrefix(secret.slice(0, PREFIX_LENGTH));
       if (!row || row.revoked_at || !equalHex(row.secret_hash, sha256(secret))) return undefined;
+      // The contract: last_used_at is updated at most once a minute.
+      const lastUsed = row.last_used_at === null ? 0 : Date.parse(toIso(row.last_used_at));
+      if (Date.now() - lastUsed >= LAST_USED_RESOLUTION_MS) await store.touchApiKey(row.id);
       return row;
     },
 

@@ -1,0 +1,127 @@
+// The per-account limit of 10 requests per second, on SQLite (in-memory limiter) and PostgreSQL (shared table): 11
+// requests in one second give exactly one 429 with a valid Retry-After, on v3 and on the signed surface; the limit is
+// per account, refused credentials and the admin surface are not counted, and the window reopens after Retry-After.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { databaseKinds, useHarness, type Reply } from '../test-support/harness.ts';
+
+const LIMIT = 10;
+
+function statuses(replies: Reply[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const reply of replies) counts[reply.status] = (counts[reply.status] ?? 0) + 1;
+  return counts;
+}
+
+/** Checks the one 429 of a burst and returns its Retry-After in seconds. */
+function checkLimited(limited: Reply): number {
+  const retryAfter = limited.headers.get('retry-after');
+  assert.ok(retryAfter !== null, 'Retry-After is missing');
+  assert.match(retryAfter!, /^[1-9]\d*$/, `Retry-After "${retryAfter}" is not a whole number of seconds ≥ 1`);
+  assert.ok(Number(retryAfter) <= 1, `Retry-After ${retryAfter} is longer than the 1 s window`);
+  assert.is(limited.headers.get('ratelimit-limit'), String(LIMIT));
+  assert.is(limited.headers.get('ratelimit-remaining'), '0');
+  assert.match(limited.headers.get('ratelimit-reset') ?? '', /^[01]$/);
+  return Number(retryAfter);
+}
+
+for (const kind of databaseKinds) {
+  const test = suite(`rate limit (${kind})`);
+  const harness = useHarness(test, kind);
+
+  test('v3: 11 requests in one second → exactly one 429 with Retry-After, and the window reopens', async () => {
+    const h = harness();
+    const account = await h.provision();
+    const started = Date.now();
+    const replies = await Promise.all(Array.from({ length: 11 }, () => h.v3(account.apiKey, 'GET', '/v3/models')));
+    assert.ok(Date.now() - started < 1000, 'the burst took more than a second; the test proves nothing');
+    assert.equal(statuses(replies), { 200: 10, 429: 1 });
+    const limited = replies.find((reply) => reply.status === 429)!;
+    assert.equal(limited.body, {
+      error: {
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        message: 'Rate limit of 10 requests per second exceeded.',
+        param: null,
+      },
+    });
+    const retryAfter = checkLimited(limited);
+    // Every success carries the limit headers; the remaining counts are 9..0, one each.
+    const remaining = replies
+      .filter((reply) => reply.status === 200)
+      .map((reply) => {
+        assert.is(reply.headers.get('ratelimit-limit'), String(LIMIT));
+        return Number(reply.headers.get('ratelimit-remaining'));
+      })
+      .sort((a, b) => a - b);
+    assert.equal(remaining, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 50));
+    const again = await h.v3(account.apiKey, 'GET', '/v3/models');
+    assert.is(again.status, 200, again.text);
+    assert.is(again.headers.get('ratelimit-remaining'), '9');
+  });
+
+  test('11 sequential requests within a second → the 11th is the 429', async () => {
+    const h = harness();
+    const account = await h.provision();
+    const started = Date.now();
+    const seen: number[] = [];
+    for (let i = 0; i < 11; i++) seen.push((await h.v3(account.apiKey, 'GET', '/v3/keys/list')).status);
+    assert.ok(Date.now() - started < 1000, 'the requests took more than a second; the test proves nothing');
+    assert.equal(seen, [...Array<number>(10).fill(200), 429]);
+  });
+
+  test('v2: the signed surface has the same limit and answers RATE_LIMITED with Retry-After', async () => {
+    const h = harness();
+    const account = await h.provision();
+    const replies = await Promise.all(
+      Array.from({ length: 11 }, () => h.signed(account.signer, 'GET', '/v1/billing/usage')),
+    );
+    assert.equal(statuses(replies), { 200: 10, 429: 1 });
+    const limited = replies.find((reply) => reply.status === 429)!;
+    assert.equal(limited.body, {
+      error: 'RATE_LIMITED',
+      message: 'Rate limit of 10 requests per second exceeded.',
+      errors: {},
+    });
+    checkLimited(limited);
+  });
+
+  test('the limit is per account: v3 and v2 calls of one account share it, another account is unaffected', async () => {
+    const h = harness();
+    const first = await h.provision();
+    const second = await h.provision();
+    const mixed = await Promise.all([
+      ...Array.from({ length: 6 }, () => h.v3(first.apiKey, 'GET', '/v3/models')),
+      ...Array.from({ length: 5 }, () => h.signed(first.signer, 'GET', '/v1/billing/usage')),
+    ]);
+    assert.equal(statuses(mixed), { 200: 10, 429: 1 });
+    const other = await Promise.all(Array.from({ length: 10 }, () => h.v3(second.apiKey, 'GET', '/v3/models')));
+    assert.equal(statuses(other), { 200: 10 });
+  });
+
+  test('refused credentials do not use up the account’s requests', async () => {
+    const h = harness();
+    const account = await h.provision();
+    const refused = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        h.signed(account.signer, 'GET', '/v1/billing/usage', { signature: 'f'.repeat(64) }),
+      ),
+    );
+    assert.equal(statuses(refused), { 401: 12 });
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => h.signed(account.signer, 'GET', '/v1/billing/usage')),
+    );
+    assert.equal(statuses(replies), { 200: 10 });
+  });
+
+  test('the admin surface is not rate limited', async () => {
+    const h = harness();
+    const replies = await Promise.all(Array.from({ length: 15 }, () => h.admin('GET', '/admin/accounts?limit=1')));
+    assert.equal(statuses(replies), { 200: 15 });
+    assert.is(replies[0]!.headers.get('ratelimit-limit'), null);
+  });
+
+  test.run();
+}

@@ -1,0 +1,159 @@
+// Client-side contract check for the server tests: every response a test receives is compared with the contract
+// (status declared for the operation, body schema, required headers, JSON content type, X-Request-Id), and error
+// bodies are checked for stack traces. The server validates only its handlers' success bodies (outside production);
+// this also covers error bodies, headers and responses of unrouted paths. Validators compile lazily, per response.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
+import { inlineReferences, loadContractDocument } from '../http/contract.ts';
+
+const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
+
+type Schema = Record<string, unknown>;
+interface HeaderSpec {
+  required?: boolean;
+  schema?: Schema;
+}
+interface ResponseSpec {
+  headers?: Record<string, HeaderSpec>;
+  content?: Record<string, { schema?: Schema }>;
+}
+interface OperationSpec {
+  operationId: string;
+  responses: Record<string, ResponseSpec>;
+}
+interface Route {
+  method: string;
+  template: string;
+  pattern: RegExp;
+  static: boolean;
+  operation: OperationSpec;
+}
+
+export interface CheckOptions {
+  /**
+   * The status is knowingly absent from the operation's responses (the engine operations' 501 not_implemented):
+   * the body must still be the version's error envelope, with any `code`.
+   */
+  undeclaredStatus?: boolean;
+}
+
+export class ContractViolation extends Error {
+  override name = 'ContractViolation';
+}
+
+const methods = ['get', 'put', 'post', 'delete', 'patch'];
+const STACK_TRACE = /\n\s+at\s|\bat\s+\S+\s+\(|\.(?:ts|js|mjs|cjs):\d+|node:internal|node_modules/;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+let loaded: { routes: Route[]; components: Record<string, Schema>; ajv: Ajv2020 } | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+function contract() {
+  if (loaded) return loaded;
+  const document = inlineReferences(loadContractDocument()) as unknown as {
+    paths: Record<string, Record<string, OperationSpec>>;
+    components: { schemas: Record<string, Schema> };
+  };
+  const routes: Route[] = [];
+  for (const [template, item] of Object.entries(document.paths)) {
+    for (const method of methods) {
+      const operation = item[method];
+      if (!operation) continue;
+      const source = template
+        .split(/(\{[^}]+\})/)
+        .map((part) => (part.startsWith('{') ? '([^/]+)' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+        .join('');
+      routes.push({ method, template, pattern: new RegExp(`^${source}$`), static: !template.includes('{'), operation });
+    }
+  }
+  const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true });
+  addFormats(ajv);
+  ajv.addFormat('binary', true);
+  ajv.addKeyword('example');
+  loaded = { routes, components: document.components.schemas, ajv };
+  return loaded;
+}
+
+function validator(key: string, schema: Schema): ValidateFunction {
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = contract().ajv.compile(schema);
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+/** The operation a request reaches: a static path wins over a templated one, as in the server's router. */
+export function matchOperation(method: string, path: string): OperationSpec | undefined {
+  const candidates = contract().routes.filter((r) => r.method === method.toLowerCase() && r.pattern.test(path));
+  return (candidates.find((r) => r.static) ?? candidates[0])?.operation;
+}
+
+const versionOf = (path: string) => (path.startsWith('/v2/') || path.startsWith('/v1/') ? 'v2' : 'v3');
+
+function describe(errors: ValidateFunction['errors']): string {
+  return (errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`)
+    .join('; ');
+}
+
+/** Throws a ContractViolation when the response does not follow the contract. */
+export function checkResponse(
+  request: { method: string; path: string },
+  response: { status: number; headers: Headers; text: string; body: unknown },
+  options: CheckOptions = {},
+): void {
+  const where = `${request.method.toUpperCase()} ${request.path} → ${response.status}`;
+  const fail = (message: string): never => {
+    throw new ContractViolation(`contract violation (${where}): ${message}\nbody: ${response.text.slice(0, 600)}`);
+  };
+
+  const requestId = response.headers.get('x-request-id');
+  if (!requestId || !REQUEST_ID.test(requestId)) fail(`X-Request-Id missing or malformed: ${String(requestId)}`);
+  if (response.status >= 400 && STACK_TRACE.test(response.text)) fail('the error body contains a stack trace');
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!/^application\/json\b/.test(contentType)) fail(`Content-Type is ${contentType || '(none)'}, not JSON`);
+  if (response.body === undefined) fail('the body is not JSON');
+
+  const operation = matchOperation(request.method, request.path);
+  const declared = operation
+    ? (operation.responses[String(response.status)] ?? operation.responses.default)
+    : undefined;
+  if (operation && declared && !options.undeclaredStatus) {
+    const schema = declared.content?.['application/json']?.schema;
+    if (!schema) fail(`${operation.operationId} declares no JSON body for ${response.status}`);
+    const validate = validator(`${operation.operationId}:${response.status}`, schema!);
+    if (!validate(response.body))
+      fail(`body does not match ${operation.operationId} ${response.status}: ${describe(validate.errors)}`);
+    for (const [name, header] of Object.entries(declared.headers ?? {})) {
+      const value = response.headers.get(name);
+      if (value === null) {
+        if (header.required) fail(`required header ${name} is missing`);
+        continue;
+      }
+      if (!header.schema) continue;
+      const type = header.schema.type;
+      const parsed = type === 'integer' || type === 'number' ? Number(value) : value;
+      const check = validator(`${operation.operationId}:${response.status}:${name}`, header.schema);
+      if (!check(parsed)) fail(`header ${name}: ${value} does not match its schema: ${describe(check.errors)}`);
+    }
+    return;
+  }
+  if (operation && !declared && !options.undeclaredStatus) {
+    fail(`status ${response.status} is not declared for ${operation.operationId}`);
+  }
+  if (operation && declared && options.undeclaredStatus) {
+    fail(`status ${response.status} is declared for ${operation.operationId}; the test expected an undeclared one`);
+  }
+  // No operation (404 route, 405) or a knowingly undeclared status: the body must be the version's error envelope.
+  if (response.status < 400) fail('a success status outside every operation');
+  const envelope = versionOf(request.path) === 'v2' ? 'V2ErrorResponse' : 'ErrorResponse';
+  const validate = validator(`component:${envelope}`, contract().components[envelope]!);
+  const valid = validate(response.body);
+  const relevant = (validate.errors ?? []).filter(
+    // An undeclared status may carry a code outside the enum (`not_implemented`); everything else must hold.
+    (e) => !(options.undeclaredStatus && e.instancePath === '/error/code' && e.keyword === 'enum'),
+  );
+  if (!valid && relevant.length > 0) fail(`body is not a ${envelope}: ${describe(relevant)}`);
+}

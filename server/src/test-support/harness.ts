@@ -1,0 +1,333 @@
+// Test harness of the server tests: starts the real app in-process (createApp + listen on a free port) in test mode
+// (response validation on) on a fresh SQLite data dir or a fresh PostgreSQL database, and talks to it over real HTTP.
+// Every response goes through the client-side contract check (contract-check.ts), so a violation fails the test.
+// Every server test file runs its suite once per database kind: `for (const kind of databaseKinds) { ... }`.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Test } from 'uvu';
+import type { AccountCreated, AccountCreateRequest } from '../../../generated/client/types.gen.ts';
+import { createApp, type App } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import type { Database, DatabaseKind } from '../db/database.ts';
+import { canonicalString, canonicalStringV2, sign } from '../../../test/support/sign-v2.ts';
+import { checkResponse, type CheckOptions } from './contract-check.ts';
+
+export type { DatabaseKind };
+export const databaseKinds: readonly DatabaseKind[] = ['sqlite', 'postgres'];
+
+/** The PostgreSQL server the tests need (trust auth); a database is created and dropped per harness. */
+export const POSTGRES_ADMIN_URL = process.env.SCRIBE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const ADMIN_TOKEN = 'test-admin-token-4f8a2c9e1b7d';
+
+/** The server's clock for HMAC skew checks; real time unless a test freezes or shifts it. */
+export interface Clock {
+  now(): number;
+  /** Freezes the clock at `ms` (epoch milliseconds). */
+  freeze(ms: number): void;
+  /** Back to real time. */
+  reset(): void;
+}
+
+export function createClock(): Clock {
+  let frozen: number | undefined;
+  return {
+    now: () => frozen ?? Date.now(),
+    freeze: (ms) => {
+      frozen = ms;
+    },
+    reset: () => {
+      frozen = undefined;
+    },
+  };
+}
+
+export interface HarnessOptions {
+  /** Admin token of the server; `null` starts it without one (the admin surface does not exist). */
+  adminToken?: string | null;
+  /** Clock for HMAC skew; default a controllable clock at real time (see `harness.clock`). */
+  now?: () => number;
+  /** More environment for loadConfig (SCRIBE_* settings). */
+  env?: Record<string, string>;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary response fields
+  body: any;
+}
+
+export interface RequestOptions extends CheckOptions {
+  headers?: Record<string, string>;
+  /** Sent as application/json. */
+  json?: unknown;
+  /** Sent as is (with `headers` deciding the Content-Type). */
+  body?: string;
+}
+
+export interface Signer {
+  publicKey: string;
+  secret: string;
+}
+
+export interface SignOptions {
+  /** Unix seconds to put in X-Timestamp; default the current time. */
+  timestamp?: number;
+  version?: 1 | 2;
+  /** Replaces the computed signature (tampering). */
+  signature?: string;
+}
+
+export interface Provisioned {
+  id: string;
+  apiKey: string;
+  signer: Signer;
+  created: AccountCreated;
+}
+
+export interface Harness {
+  kind: DatabaseKind;
+  baseUrl: string;
+  app: App;
+  db: Database;
+  adminToken: string | undefined;
+  clock: Clock;
+  /** A request to the server; the response is checked against the contract before it is returned. */
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
+  /** A v3 request with a Bearer key. */
+  v3(apiKey: string, method: string, path: string, options?: RequestOptions): Promise<Reply>;
+  /** A signed v2/v1 request. */
+  signed(signer: Signer, method: string, path: string, options?: RequestOptions & SignOptions): Promise<Reply>;
+  /** The three (or four) signature headers of a request. */
+  signatureHeaders(
+    signer: Signer,
+    method: string,
+    path: string,
+    body: string | undefined,
+    options?: SignOptions,
+  ): Promise<Record<string, string>>;
+  /** An admin request with the server's admin token (or `token`). */
+  admin(method: string, path: string, options?: RequestOptions & { token?: string }): Promise<Reply>;
+  /** A new account with a v3 key and a v2 key pair, through the account service. */
+  provision(request?: AccountCreateRequest): Promise<Provisioned>;
+  /** A new account with a v3 key and a v2 key pair, through POST /admin/accounts. */
+  provisionViaAdmin(request?: AccountCreateRequest): Promise<Provisioned>;
+  close(): Promise<void>;
+}
+
+async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `scribe_test_${randomBytes(6).toString('hex')}`;
+  const adminClient = () => new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 5000 });
+  const client = adminClient();
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL is unreachable at ${POSTGRES_ADMIN_URL} (${(error as Error).message}). The server tests run on ` +
+        'SQLite and on PostgreSQL; start PostgreSQL on 127.0.0.1:5432 with trust auth for the user postgres.',
+      { cause: error },
+    );
+  }
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const dropper = adminClient();
+      await dropper.connect();
+      try {
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}
+
+/** A fresh database of the given kind: the SCRIBE_* / DATABASE_URL environment for it and its teardown. */
+export async function freshDatabase(
+  kind: DatabaseKind,
+): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), `scribe-test-${kind}-`));
+  const removeDir = async () => rmSync(dataDir, { recursive: true, force: true });
+  if (kind === 'sqlite') return { env: { SCRIBE_DATA_DIR: dataDir }, drop: removeDir };
+  try {
+    const database = await createPostgresDatabase();
+    return {
+      env: { SCRIBE_DATA_DIR: dataDir, DATABASE_URL: database.url },
+      drop: async () => {
+        await database.drop();
+        await removeDir();
+      },
+    };
+  } catch (error) {
+    await removeDir();
+    throw error;
+  }
+}
+
+async function readReply(response: Response): Promise<Reply> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body };
+}
+
+export async function startHarness(kind: DatabaseKind, options: HarnessOptions = {}): Promise<Harness> {
+  const database = await freshDatabase(kind);
+  const adminToken = options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN);
+  const clock = createClock();
+  let app: App;
+  try {
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      SCRIBE_SECRET_KEY: randomBytes(32).toString('hex'),
+      ...(adminToken ? { SCRIBE_ADMIN_TOKEN: adminToken } : {}),
+      ...database.env,
+      ...options.env,
+    });
+    app = await createApp(config, { now: options.now ?? clock.now });
+    await new Promise<void>((resolve, reject) => {
+      app.server.once('error', reject);
+      app.server.listen(0, '127.0.0.1', resolve);
+    });
+  } catch (error) {
+    await database.drop().catch(() => undefined);
+    throw error;
+  }
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+  async function request(method: string, path: string, requestOptions: RequestOptions = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...requestOptions.headers };
+    let body = requestOptions.body;
+    if (requestOptions.json !== undefined) {
+      body = JSON.stringify(requestOptions.json);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const reply = await readReply(response);
+    checkResponse({ method, path: new URL(path, baseUrl).pathname }, reply, requestOptions);
+    return reply;
+  }
+
+  async function signatureHeaders(
+    signer: Signer,
+    method: string,
+    path: string,
+    body: string | undefined,
+    signOptions: SignOptions = {},
+  ): Promise<Record<string, string>> {
+    const timestamp = String(signOptions.timestamp ?? Math.floor(Date.now() / 1000));
+    const canonical =
+      signOptions.version === 2
+        ? await canonicalStringV2(signer.publicKey, timestamp, new Request(`${baseUrl}${path}`, { method, body }))
+        : canonicalString(signer.publicKey, timestamp);
+    return {
+      'X-Public-Key': signer.publicKey,
+      'X-Timestamp': timestamp,
+      'X-Signature': signOptions.signature ?? sign(signer.secret, canonical),
+      ...(signOptions.version === 2 ? { 'X-Signature-Version': '2' } : {}),
+    };
+  }
+
+  const provisioned = (created: AccountCreated): Provisioned => ({
+    id: created.account.id,
+    apiKey: created.api_key!,
+    signer: { publicKey: created.public_key!, secret: created.secret! },
+    created,
+  });
+
+  const harness: Harness = {
+    kind,
+    baseUrl,
+    app,
+    db: app.db,
+    adminToken,
+    clock,
+    request,
+    v3: (apiKey, method, path, requestOptions = {}) =>
+      request(method, path, {
+        ...requestOptions,
+        headers: { Authorization: `Bearer ${apiKey}`, ...requestOptions.headers },
+      }),
+    signatureHeaders,
+    async signed(signer, method, path, requestOptions = {}) {
+      const body = requestOptions.json !== undefined ? JSON.stringify(requestOptions.json) : requestOptions.body;
+      const headers = await signatureHeaders(signer, method, path, body, requestOptions);
+      return request(method, path, {
+        ...requestOptions,
+        ...(requestOptions.json !== undefined ? { json: undefined, body } : {}),
+        headers: {
+          ...(requestOptions.json !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          ...headers,
+          ...requestOptions.headers,
+        },
+      });
+    },
+    admin: (method, path, requestOptions = {}) =>
+      request(method, path, {
+        ...requestOptions,
+        headers: { 'X-Admin-Token': requestOptions.token ?? adminToken ?? '', ...requestOptions.headers },
+      }),
+    provision: async (accountRequest = {}) => provisioned(await app.services.accounts.create(accountRequest)),
+    async provisionViaAdmin(accountRequest = {}) {
+      const reply = await harness.admin('POST', '/admin/accounts', { json: accountRequest });
+      if (reply.status !== 201) throw new Error(`POST /admin/accounts answered ${reply.status}: ${reply.text}`);
+      return provisioned(reply.body as AccountCreated);
+    },
+    async close() {
+      try {
+        await app.close();
+      } finally {
+        await database.drop();
+      }
+    },
+  };
+  return harness;
+}
+
+/**
+ * Starts a harness before the suite's tests and closes it after them. uvu swallows errors thrown by `before` hooks,
+ * so a failed start (PostgreSQL unreachable, a migration error) is kept and rethrown by every test: the suite fails
+ * with that message instead of passing or being skipped.
+ */
+export function useHarness<T>(test: Test<T>, kind: DatabaseKind, options: HarnessOptions = {}): () => Harness {
+  let harness: Harness | undefined;
+  let startError: Error | undefined;
+  test.before(async () => {
+    try {
+      harness = await startHarness(kind, options);
+    } catch (error) {
+      startError = error as Error;
+      console.error(`\n[${kind}] the test server did not start: ${startError.message}`);
+    }
+  });
+  test.after(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+  return () => {
+    if (harness) return harness;
+    throw new Error(`[${kind}] no test server: ${startError?.message ?? 'it did not start'}`);
+  };
+}
+
+/** Newest first by (created_at, id), the order of every list (plain code-unit comparison, as the databases do). */
+export function byNewest(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
