@@ -39,9 +39,9 @@ function refuseBlocked(account: AccountRow, operationId: string): void {
 
 async function bearer(ctx: Context, deps: AuthDeps, operationId: string): Promise<AccountRow> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
-  const key = match ? await deps.keys.authenticateApiKey(match[1]!) : undefined;
-  const account = key ? await deps.accounts.find(key.account_id) : undefined;
-  if (!key || !account) throw errors.invalidApiKey();
+  const found = match ? await deps.keys.authenticateApiKey(match[1]!) : undefined;
+  if (!found) throw errors.invalidApiKey();
+  const { key, account } = found;
   refuseBlocked(account, operationId);
   ctx.state.apiKeyId = key.id;
   return account;

@@ -2,6 +2,7 @@
 // constant time) and v2 key pairs (secret encrypted at rest, HMAC-SHA256 signatures checked in constant time).
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyWithSecret, KeyPair } from '../../../generated/client/types.gen.ts';
+import type { AccountRow } from '../accounts/store.ts';
 import type { Database } from '../db/database.ts';
 import { now, toIso } from '../db/rows.ts';
 import { errors } from '../http/api-error.ts';
@@ -62,14 +63,15 @@ export function createKeyService(db: Database, store: KeyStore, options: KeyServ
     },
 
     /** The key row of a Bearer secret, or undefined when it is unknown or revoked. */
-    async authenticateApiKey(secret: string): Promise<ApiKeyRow | undefined> {
+    /** The key and account of a Bearer secret, or undefined when the key is unknown or revoked. */
+    async authenticateApiKey(secret: string): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
       if (!secret.startsWith('sk_live_') || secret.length < PREFIX_LENGTH + 8) return undefined;
-      const row = await store.findApiKeyByPrefix(secret.slice(0, PREFIX_LENGTH));
-      if (!row || row.revoked_at || !equalHex(row.secret_hash, sha256(secret))) return undefined;
+      const found = await store.findApiKeyWithAccount(secret.slice(0, PREFIX_LENGTH));
+      if (!found || found.key.revoked_at || !equalHex(found.key.secret_hash, sha256(secret))) return undefined;
       // The contract: last_used_at is updated at most once a minute.
-      const lastUsed = row.last_used_at === null ? 0 : Date.parse(toIso(row.last_used_at));
-      if (Date.now() - lastUsed >= LAST_USED_RESOLUTION_MS) await store.touchApiKey(row.id);
-      return row;
+      const lastUsed = found.key.last_used_at === null ? 0 : Date.parse(toIso(found.key.last_used_at));
+      if (Date.now() - lastUsed >= LAST_USED_RESOLUTION_MS) await store.touchApiKey(found.key.id);
+      return found;
     },
 
     async issueKeyPair(accountId: string): Promise<KeyPair> {

@@ -1,5 +1,6 @@
 // api_keys and key_pairs tables; maps rows to the wire types `ApiKey` and key-pair records.
 import type { ApiKey } from '../../../generated/client/types.gen.ts';
+import type { AccountRow } from '../accounts/store.ts';
 import type { Database } from '../db/database.ts';
 import { now, toIso, toIsoOrNull } from '../db/rows.ts';
 import { paginate, type Page } from '../http/pagination.ts';
@@ -46,8 +47,44 @@ export function createKeyStore(db: Database) {
         .first();
       return Number(result?.n ?? 0);
     },
-    async findApiKeyByPrefix(prefix: string): Promise<ApiKeyRow | undefined> {
-      return db<ApiKeyRow>('api_keys').where({ prefix }).first();
+    /** The key of a prefix together with its account, in one query (this runs on every v3 request). */
+    async findApiKeyWithAccount(prefix: string): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
+      const row = await db('api_keys')
+        .join('accounts', 'accounts.id', 'api_keys.account_id')
+        .where('api_keys.prefix', prefix)
+        .first('accounts.*', {
+          key_id: 'api_keys.id',
+          key_name: 'api_keys.name',
+          key_prefix: 'api_keys.prefix',
+          key_secret_hash: 'api_keys.secret_hash',
+          key_created_at: 'api_keys.created_at',
+          key_last_used_at: 'api_keys.last_used_at',
+          key_revoked_at: 'api_keys.revoked_at',
+        });
+      if (!row) return undefined;
+      const {
+        key_id,
+        key_name,
+        key_prefix,
+        key_secret_hash,
+        key_created_at,
+        key_last_used_at,
+        key_revoked_at,
+        ...account
+      } = row;
+      return {
+        key: {
+          id: key_id,
+          account_id: account.id,
+          name: key_name,
+          prefix: key_prefix,
+          secret_hash: key_secret_hash,
+          created_at: key_created_at,
+          last_used_at: key_last_used_at,
+          revoked_at: key_revoked_at,
+        },
+        account: account as AccountRow,
+      };
     },
     async findApiKey(accountId: string, id: string): Promise<ApiKeyRow | undefined> {
       return db<ApiKeyRow>('api_keys').where({ account_id: accountId, id }).first();
