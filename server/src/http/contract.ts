@@ -17,9 +17,17 @@ export function loadContractDocument(): Document {
   return JSON.parse(readFileSync(path, 'utf8')) as Document;
 }
 
-/** Path, query and header parameters arrive as strings and are coerced; bodies and responses never are. */
-function createAjv(coerceTypes: boolean): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: false, discriminator: true, coerceTypes });
+/**
+ * Ajv for the contract's schemas (JSON Schema 2020-12 with the formats and keywords the documents use). The server
+ * coerces path, query and header parameters, which arrive as strings; bodies and responses never are.
+ */
+export function createContractAjv(options: { coerceTypes?: boolean; allErrors?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: false,
+    discriminator: true,
+    allErrors: options.allErrors ?? false,
+    coerceTypes: options.coerceTypes ?? false,
+  });
   addFormats(ajv);
   ajv.addFormat('binary', true);
   ajv.addKeyword('example');
@@ -70,7 +78,9 @@ export async function createContract(document: Document = loadContractDocument()
     strict: false,
     coerceTypes: true,
     customizeAjv: (_original, _options, context) =>
-      createAjv(context === 'paramsValidator' || context === 'responseHeadersValidator') as never,
+      createContractAjv({
+        coerceTypes: context === 'paramsValidator' || context === 'responseHeadersValidator',
+      }) as never,
   });
   // openapi-backend checks definitions against the OpenAPI 3.0 meta-schema; ours is 3.1 and linted by Redocly.
   api.validateDefinition = () => api.definition;

@@ -1,6 +1,7 @@
 // The one route of the app: match the request to a contract operation, authenticate by its security scheme, count
 // it against the account's rate limit, read and validate the request against the contract, call the operation's
 // handler and (outside production) validate the response against the contract before it leaves.
+import type { ErrorObject as AjvError } from 'ajv';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { OpenAPIBackend } from 'openapi-backend';
@@ -23,14 +24,6 @@ export interface DispatchDeps {
   logger: Logger;
 }
 
-interface AjvError {
-  instancePath: string;
-  schemaPath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
 /**
  * For a body that is a `oneOf` of variants told apart by a `type` const, the errors of the variant the client chose
  * are the useful ones (Ajv reports the first error of every variant).
@@ -50,7 +43,7 @@ function errorsOfChosenVariant(found: AjvError[], operation: RouteMatch['operati
         schemaPath: '',
         keyword: 'enum',
         message: 'is not a known type',
-        params: {},
+        params: { allowedValues: [] },
       },
     ];
   const chosen = found.filter((e) => e.schemaPath.startsWith(`#/properties/requestBody/oneOf/${index}/`));
@@ -113,12 +106,15 @@ export function dispatch(deps: DispatchDeps) {
       throw errors.unsupportedMediaType(mediaType, declared);
     }
     const body = rawBody ? parseJsonBody(rawBody) : undefined;
+    // Query values arrive as strings; validation coerces a copy to the contract's types, which handlers receive.
+    let query: unknown = ctx.query ?? {};
     if (mediaType !== 'multipart/form-data') {
       const result = deps.api.validateRequest({ ...request, body }, operation);
       if (!result.valid && result.errors?.[0]) {
-        const [first] = errorsOfChosenVariant(result.errors as AjvError[], operation, body);
+        const [first] = errorsOfChosenVariant(result.errors, operation, body);
         throw validationError(first!, operation, ctx.path, body);
       }
+      query = result.coerced?.query ?? query;
     }
 
     const handler = deps.handlers[operationId] as (
@@ -129,7 +125,7 @@ export function dispatch(deps: DispatchDeps) {
         operationId,
         account,
         body: body as never,
-        query: (ctx.query ?? {}) as never,
+        query: query as never,
         path: params as never,
         headers: ctx.headers,
         requestId: ctx.state.requestId as string,

@@ -29,8 +29,7 @@ export async function paginate<Row extends { id: string; created_at: unknown }, 
   toTimestamp: (value: unknown) => string,
   map: (row: Row) => T,
 ): Promise<Page<T>> {
-  // Query values arrive as strings (validated, not coerced): `'2' + 1` would ask the database for 21 rows.
-  const limit = Number(options.limit ?? 20);
+  const limit = options.limit ?? 20;
   if (options.after) {
     const cursor = decodeCursor(options.after);
     void query.where((q) =>

@@ -2,10 +2,6 @@
 // issues (transcription, chat, embeddings); until an engine is configured its model is listed as unavailable.
 import type { Model } from '../../../generated/client/types.gen.ts';
 
-export interface RegisteredModel {
-  model: Model;
-}
-
 const CREATED = Math.floor(Date.UTC(2026, 10, 1) / 1000);
 
 export function createModelRegistry(env: Record<string, string | undefined> = process.env) {

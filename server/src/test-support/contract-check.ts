@@ -2,11 +2,8 @@
 // (status declared for the operation, body schema, required headers, JSON content type, X-Request-Id), and error
 // bodies are checked for stack traces. The server validates only its handlers' success bodies (outside production);
 // this also covers error bodies, headers and responses of unrouted paths. Validators compile lazily, per response.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsPlugin from 'ajv-formats';
-import { inlineReferences, loadContractDocument } from '../http/contract.ts';
-
-const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import { createContractAjv, inlineReferences, loadContractDocument } from '../http/contract.ts';
 
 type Schema = Record<string, unknown>;
 interface HeaderSpec {
@@ -66,10 +63,7 @@ function contract() {
       routes.push({ method, template, pattern: new RegExp(`^${source}$`), static: !template.includes('{'), operation });
     }
   }
-  const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true });
-  addFormats(ajv);
-  ajv.addFormat('binary', true);
-  ajv.addKeyword('example');
+  const ajv = createContractAjv({ allErrors: true });
   loaded = { routes, components: document.components.schemas, ajv };
   return loaded;
 }
