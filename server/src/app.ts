@@ -13,6 +13,7 @@ import type { Config } from './config.ts';
 import { migrateToLatest, openDatabase, type Database } from './db/database.ts';
 import { healthHandlers } from './health/handlers.ts';
 import { accessLog } from './http/access-log.ts';
+import { createRequestValidator } from './http/request-validation.ts';
 import { createRouter, sharedContract, type ContractOperation } from './http/contract.ts';
 import { dispatch } from './http/dispatch.ts';
 import { errorHandler } from './http/error-handler.ts';
@@ -22,6 +23,7 @@ import { createIdempotencyStore } from './http/idempotency.ts';
 import { createRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { keyHandlers } from './keys/handlers.ts';
+import { createCredentialCache } from './keys/credential-cache.ts';
 import { createKeyService, type KeyService } from './keys/service.ts';
 import { createKeyStore } from './keys/store.ts';
 import { modelHandlers } from './models/handlers.ts';
@@ -94,6 +96,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   const keys = createKeyService(db, keyStore, {
     secretKey: config.secretKey,
     maxLiveKeys: limitOf(api, 'createApiKey', 'max_live_keys_per_account'),
+    credentials: createCredentialCache(config.authCacheMs),
   });
   const ledger = createLedger(db);
   const accounts = createAccountService(accountStore, ledger, keys, config.currency);
@@ -120,6 +123,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     dispatch({
       api,
       router: createRouter(api),
+      validateRequest: createRequestValidator(api),
       handlers,
       auth: { accounts: accountStore, keys, adminToken: config.adminToken, now: options.now ?? Date.now },
       rateLimit,

@@ -33,6 +33,8 @@ export interface Config {
   maxConcurrentJobs: number;
   /** Per-account request rate limit; `0` disables it (benchmarks). */
   requestsPerSecond: number;
+  /** How long an authenticated Bearer key is remembered in-process (ms; 0 = read the database on every request). */
+  authCacheMs: number;
   /** AES-256-GCM key that encrypts v2 secrets at rest (hex, 32 bytes). */
   secretKey: Buffer;
   version: string;
@@ -99,6 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
     prices,
     maxConcurrentJobs: integer(merged, 'SCRIBE_MAX_CONCURRENT_JOBS', 5),
     requestsPerSecond: integer(merged, 'SCRIBE_RATE_LIMIT_RPS', 10),
+    authCacheMs: integer(merged, 'SCRIBE_AUTH_CACHE_MS', 2000),
     secretKey: loadSecretKey(merged, dataDir),
     version: '0.1.0',
   };

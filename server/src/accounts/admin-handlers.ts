@@ -4,7 +4,7 @@ import { toMinor } from '../db/rows.ts';
 import type { HandlerGroup } from '../http/operation.ts';
 import type { KeyService } from '../keys/service.ts';
 import type { AccountService } from './service.ts';
-import { toAccount, type AccountStore } from './store.ts';
+import type { AccountStore } from './store.ts';
 
 export function adminHandlers(
   service: AccountService,
@@ -17,15 +17,14 @@ export function adminHandlers(
     listAccounts: async (request) => ({ status: 200, body: await store.list(request.query) }),
     getAccount: async (request) => ({ status: 200, body: await service.get(request.path.id) }),
     updateAccount: async (request) => {
-      await service.existing(request.path.id);
       const { name, credit_limit: creditLimit, overdraft_enabled: overdraft, tariff_plan: tariffPlan } = request.body;
-      const row = await store.update(request.path.id, {
+      const account = await service.update(request.path.id, {
         ...(name === undefined ? {} : { name }),
         ...(creditLimit === undefined ? {} : { credit_limit_minor: toMinor(creditLimit) }),
         ...(overdraft === undefined ? {} : { overdraft_enabled: overdraft }),
         ...(tariffPlan === undefined ? {} : { tariff_plan: tariffPlan }),
       });
-      return { status: 200, body: toAccount(row!) };
+      return { status: 200, body: account };
     },
     topUpAccount: async (request) => ({
       status: 200,

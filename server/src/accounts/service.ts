@@ -5,7 +5,7 @@ import type { Ledger } from '../billing/ledger.ts';
 import { toMinor } from '../db/rows.ts';
 import { errors } from '../http/api-error.ts';
 import type { KeyService } from '../keys/service.ts';
-import { toAccount, type AccountRow, type AccountStore } from './store.ts';
+import { toAccount, type AccountPatch, type AccountRow, type AccountStore } from './store.ts';
 
 export function createAccountService(store: AccountStore, ledger: Ledger, keys: KeyService, defaultCurrency: string) {
   async function existing(id: string): Promise<AccountRow> {
@@ -50,8 +50,13 @@ export function createAccountService(store: AccountStore, ledger: Ledger, keys: 
       return this.get(id);
     },
     async setBlocked(id: string, blocked: boolean): Promise<Account> {
+      return this.update(id, { blocked });
+    },
+    async update(id: string, patch: AccountPatch): Promise<Account> {
       await existing(id);
-      return toAccount((await store.update(id, { blocked }))!);
+      const row = await store.update(id, patch);
+      keys.forgetCredentials();
+      return toAccount(row!);
     },
   };
 }

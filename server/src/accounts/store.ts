@@ -40,6 +40,11 @@ export function toAccount(row: AccountRow): Account {
   };
 }
 
+/** The columns an operator may change. */
+export type AccountPatch = Partial<
+  Pick<AccountRow, 'name' | 'credit_limit_minor' | 'overdraft_enabled' | 'tariff_plan' | 'blocked'>
+>;
+
 export interface NewAccount {
   name?: string | null;
   currency: string;
@@ -71,12 +76,7 @@ export function createAccountStore(db: Database) {
     async find(id: string, trx: Database = db): Promise<AccountRow | undefined> {
       return trx<AccountRow>('accounts').where({ id }).first();
     },
-    async update(
-      id: string,
-      changes: Partial<
-        Pick<AccountRow, 'name' | 'credit_limit_minor' | 'overdraft_enabled' | 'tariff_plan' | 'blocked'>
-      >,
-    ): Promise<AccountRow | undefined> {
+    async update(id: string, changes: AccountPatch): Promise<AccountRow | undefined> {
       await db('accounts')
         .where({ id })
         .update({ ...changes, updated_at: now() });

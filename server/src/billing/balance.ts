@@ -8,7 +8,9 @@ function monthStart(date = new Date()): string {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1)).toISOString();
 }
 
-export async function balanceOf(db: Database, account: AccountRow): Promise<Balance> {
+/** The balance of an account, read now (the caller's account row may be a remembered copy from authentication). */
+export async function balanceOf(db: Database, accountId: string): Promise<Balance> {
+  const account = (await db<AccountRow>('accounts').where({ id: accountId }).first())!;
   const since = monthStart();
   const minutes = (await db('transcriptions')
     .where({ account_id: account.id, status: 'completed' })

@@ -28,7 +28,7 @@ export function billingHandlers(db: Database, prices: PriceTable): HandlerGroup 
           currency: account.currency,
           ...(priced.minutesBilled === undefined ? {} : { minutes_billed: priced.minutesBilled }),
           breakdown: priced.breakdown,
-          balance: await balanceOf(db, account),
+          balance: await balanceOf(db, account.id),
         },
       };
     },
@@ -46,7 +46,7 @@ export function billingHandlers(db: Database, prices: PriceTable): HandlerGroup 
           durationMinutes: Math.round((durationSeconds / 60) * 100) / 100,
           minutesBilled: priced.minutesBilled!,
           cost: fromMinor(priced.amountMinor),
-          balance: await balanceOf(db, account),
+          balance: await balanceOf(db, account.id),
           ...(request.body.filename === undefined ? {} : { filename: request.body.filename }),
           ...(request.body.file_size === undefined ? {} : { fileSize: request.body.file_size }),
         },

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { migrationSource } from './migrations.ts';
+import { rememberPreparedStatements } from './statement-cache.ts';
 
 export type Database = Knex;
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -22,11 +23,14 @@ export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): D
     connection: { filename: join(config.dataDir, 'scribe.sqlite') },
     useNullAsDefault: true,
     pool: {
-      afterCreate: (conn: { pragma: (sql: string) => unknown }, done: (err: Error | null, conn: unknown) => void) => {
+      afterCreate: (
+        conn: { pragma: (sql: string) => unknown; prepare: (sql: string) => unknown },
+        done: (err: Error | null, conn: unknown) => void,
+      ) => {
         conn.pragma('journal_mode = WAL');
         conn.pragma('foreign_keys = ON');
         conn.pragma('busy_timeout = 5000');
-        done(null, conn);
+        done(null, rememberPreparedStatements(conn));
       },
     },
   });

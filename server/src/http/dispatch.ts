@@ -12,10 +12,12 @@ import type { RouteMatch, Router } from './contract.ts';
 import { requestHash, type IdempotencyStore } from './idempotency.ts';
 import type { HandlerRequest, Handlers, OperationId, Reply } from './operation.ts';
 import type { RateLimit } from './rate-limit.ts';
+import type { RequestValidator } from './request-validation.ts';
 
 export interface DispatchDeps {
   api: OpenAPIBackend;
   router: Router;
+  validateRequest: RequestValidator;
   handlers: Handlers;
   auth: AuthDeps;
   rateLimit: RateLimit;
@@ -78,13 +80,7 @@ function notRouted(router: Router, path: string): ApiError {
 
 export function dispatch(deps: DispatchDeps) {
   return async function handleOperation(ctx: Context): Promise<void> {
-    const request = {
-      method: ctx.method.toLowerCase(),
-      path: ctx.path,
-      query: ctx.query as Record<string, string>,
-      headers: ctx.headers as Record<string, string>,
-    };
-    const route = deps.router.match(request.method, ctx.path);
+    const route = deps.router.match(ctx.method.toLowerCase(), ctx.path);
     if (!route) throw notRouted(deps.router, ctx.path);
     const { operation, params } = route;
     const operationId = operation.operationId as OperationId;
@@ -109,12 +105,18 @@ export function dispatch(deps: DispatchDeps) {
     // Query values arrive as strings; validation coerces a copy to the contract's types, which handlers receive.
     let query: unknown = ctx.query ?? {};
     if (mediaType !== 'multipart/form-data') {
-      const result = deps.api.validateRequest({ ...request, body }, operation);
-      if (!result.valid && result.errors?.[0]) {
+      const result = deps.validateRequest(operation, {
+        params,
+        query: ctx.query,
+        headers: ctx.headers,
+        body,
+        mediaType,
+      });
+      if (result.errors.length > 0) {
         const [first] = errorsOfChosenVariant(result.errors, operation, body);
         throw validationError(first!, operation, ctx.path, body);
       }
-      query = result.coerced?.query ?? query;
+      query = result.query;
     }
 
     const handler = deps.handlers[operationId] as (

@@ -17,8 +17,7 @@ export function keyHandlers(service: KeyService, store: KeyStore): HandlerGroup 
     revokeApiKey: async (request) => {
       const accountId = accountOf(request).id;
       const id = request.path.id;
-      if (!(await store.findApiKey(accountId, id))) throw errors.notFound('id', 'key');
-      await store.revokeApiKey(accountId, id);
+      if (!(await service.revokeApiKey(accountId, id))) throw errors.notFound('id', 'key');
       return { status: 200, body: toApiKey((await store.findApiKey(accountId, id))!) };
     },
   };

@@ -22,9 +22,13 @@ async function fillKeys(h: Harness, accountId: string, live: number) {
   for (let i = Number(current[0]!.n); i < live; i++) await h.app.services.keys.issueApiKey(accountId, `bulk-${i}`);
 }
 
+const AUTH_CACHE_MS = 300;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 for (const kind of databaseKinds) {
   const test = suite(`keys (${kind})`);
-  const harness = useHarness(test, kind);
+  // A short credential cache so the tests can watch it expire.
+  const harness = useHarness(test, kind, { env: { SCRIBE_AUTH_CACHE_MS: String(AUTH_CACHE_MS) } });
   const fresh = () => harness().provision({ balance: 5 });
 
   test('create returns the secret once; only its SHA-256 hash is stored; the new key authenticates', async () => {
@@ -122,9 +126,24 @@ for (const kind of databaseKinds) {
     // A minute later the next request updates it.
     const aMinuteAgo = new Date(Date.now() - 61_000).toISOString();
     await h.db('api_keys').where({ id: created.id }).update({ last_used_at: aMinuteAgo });
+    await sleep(AUTH_CACHE_MS + 50); // the key is remembered in-process for the cache's lifetime
     assert.is((await h.v3(created.secret, 'GET', '/v3/models')).status, 200);
     const later = await lastUsed();
     assert.ok(later !== null && Date.parse(later) > Date.parse(aMinuteAgo) + 60_000, String(later));
+  });
+
+  test('a key revoked by another process (straight in the database) stops working within the cache lifetime', async () => {
+    const h = harness();
+    const account = await fresh();
+    assert.is((await h.v3(account.apiKey, 'GET', '/v3/models')).status, 200);
+    await h.db('api_keys').where({ account_id: account.id }).update({ revoked_at: new Date().toISOString() });
+    // Remembered: still accepted right after the change made behind this process's back…
+    assert.is((await h.v3(account.apiKey, 'GET', '/v3/models')).status, 200);
+    await sleep(AUTH_CACHE_MS + 50);
+    // …and refused once the cache entry has expired.
+    const refused = await h.v3(account.apiKey, 'GET', '/v3/models');
+    assert.is(refused.status, 401, refused.text);
+    assert.is(refused.body.error.code, 'invalid_api_key');
   });
 
   test('revoke: 200 with revoked_at, the key is 401 from then on, revoking again changes nothing', async () => {

@@ -1,11 +1,12 @@
 // Issuing and checking credentials: v3 Bearer keys (only a SHA-256 hash is stored, looked up by prefix, compared in
 // constant time) and v2 key pairs (secret encrypted at rest, HMAC-SHA256 signatures checked in constant time).
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyWithSecret, KeyPair } from '../../../generated/client/types.gen.ts';
 import type { AccountRow } from '../accounts/store.ts';
 import type { Database } from '../db/database.ts';
 import { now, toIso } from '../db/rows.ts';
 import { errors } from '../http/api-error.ts';
+import type { CredentialCache } from './credential-cache.ts';
 import { open, seal } from './secret-box.ts';
 import { toApiKey, type ApiKeyRow, type KeyStore } from './store.ts';
 
@@ -23,7 +24,8 @@ function randomBase62(length: number): string {
   return out.length === length ? out : randomBase62(length);
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+// One-shot hashing (crypto.hash, Node ≥ 20.12): no Hash object per call on the authentication path.
+const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 function equalHex(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
@@ -34,6 +36,7 @@ function equalHex(a: string, b: string): boolean {
 export interface KeyServiceOptions {
   secretKey: Buffer;
   maxLiveKeys: number;
+  credentials: CredentialCache;
 }
 
 export function createKeyService(db: Database, store: KeyStore, options: KeyServiceOptions) {
@@ -62,16 +65,32 @@ export function createKeyService(db: Database, store: KeyStore, options: KeyServ
       return { ...toApiKey(row), secret };
     },
 
-    /** The key row of a Bearer secret, or undefined when it is unknown or revoked. */
     /** The key and account of a Bearer secret, or undefined when the key is unknown or revoked. */
     async authenticateApiKey(secret: string): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
       if (!secret.startsWith('sk_live_') || secret.length < PREFIX_LENGTH + 8) return undefined;
+      const secretHash = sha256(secret);
+      const remembered = options.credentials.get(secretHash);
+      if (remembered) return remembered;
       const found = await store.findApiKeyWithAccount(secret.slice(0, PREFIX_LENGTH));
-      if (!found || found.key.revoked_at || !equalHex(found.key.secret_hash, sha256(secret))) return undefined;
-      // The contract: last_used_at is updated at most once a minute.
+      if (!found || found.key.revoked_at || !equalHex(found.key.secret_hash, secretHash)) return undefined;
+      // The contract: last_used_at is updated at most once a minute (the cache lives far shorter than that).
       const lastUsed = found.key.last_used_at === null ? 0 : Date.parse(toIso(found.key.last_used_at));
       if (Date.now() - lastUsed >= LAST_USED_RESOLUTION_MS) await store.touchApiKey(found.key.id);
+      options.credentials.set(secretHash, found);
       return found;
+    },
+
+    /** Revokes one of the account's keys; false when the account has no such key. */
+    async revokeApiKey(accountId: string, id: string): Promise<boolean> {
+      if (!(await store.findApiKey(accountId, id))) return false;
+      await store.revokeApiKey(accountId, id);
+      options.credentials.clear();
+      return true;
+    },
+
+    /** Called when an account changes (blocked, unblocked, limits) so no remembered copy outlives the change. */
+    forgetCredentials(): void {
+      options.credentials.clear();
     },
 
     async issueKeyPair(accountId: string): Promise<KeyPair> {

@@ -1,0 +1,61 @@
+// Request validation with openapi-backend's compiled validators for the operation, fed with what the dispatcher has
+// already parsed (path parameters from the compiled router, Koa's query, the headers, the JSON body).
+// openapi-backend's own validateRequest re-parses the whole request on every call (path template matching, header
+// normalisation with lodash, cookie parsing, deep copies), about a tenth of a simple request's time; the contract
+// has no cookie parameters and no `content` or non-exploded query parameters, so none of that parsing is needed.
+import type { ErrorObject as AjvError } from 'ajv';
+import type { OpenAPIBackend } from 'openapi-backend';
+import type { ContractOperation } from './contract.ts';
+
+export interface RequestInput {
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  mediaType: string;
+}
+
+export interface RequestValidation {
+  errors: AjvError[];
+  /** The query with values coerced to the contract's types (numbers, booleans, arrays). */
+  query: Record<string, unknown>;
+}
+
+export function createRequestValidator(api: OpenAPIBackend) {
+  // Query parameters declared as arrays: a single `?x=a` arrives as a string and is wrapped, as openapi-backend does.
+  const arrayQueryParams = new Map<string, string[]>();
+  const arrayParamsOf = (operation: ContractOperation): string[] => {
+    const id = operation.operationId!;
+    let names = arrayQueryParams.get(id);
+    if (!names) {
+      names = (operation.parameters ?? [])
+        .filter((p) => 'in' in p && p.in === 'query' && (p.schema as { type?: unknown } | undefined)?.type === 'array')
+        .map((p) => (p as { name: string }).name);
+      arrayQueryParams.set(id, names);
+    }
+    return names;
+  };
+
+  return function validateRequest(operation: ContractOperation, input: RequestInput): RequestValidation {
+    const query: Record<string, unknown> = { ...input.query };
+    for (const name of arrayParamsOf(operation)) {
+      if (typeof query[name] === 'string') query[name] = [query[name]];
+    }
+    // Copies, because Ajv coerces parameter values in place.
+    const parameters: Record<string, unknown> = {
+      path: { ...input.params },
+      query,
+      header: { ...input.headers },
+      cookie: {},
+    };
+    if (typeof input.body === 'object' || input.mediaType === 'application/json') parameters.requestBody = input.body;
+    const errors: AjvError[] = [];
+    for (const validate of api.validator.getRequestValidatorsForOperation(operation.operationId!)) {
+      validate(parameters);
+      if (validate.errors) errors.push(...validate.errors);
+    }
+    return { errors, query: parameters.query as Record<string, unknown> };
+  };
+}
+
+export type RequestValidator = ReturnType<typeof createRequestValidator>;
