@@ -1,6 +1,8 @@
 // The composition root: builds the database, services and handlers from config and wires the Koa app. The server
 // refuses to start when an operation of the contract has no handler or a handler names no operation.
+import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import Koa from 'koa';
 import { pino, type Logger } from 'pino';
 import type { OpenAPIBackend } from 'openapi-backend';
@@ -28,19 +30,23 @@ import { createKeyService, type KeyService } from './keys/service.ts';
 import { createKeyStore } from './keys/store.ts';
 import { modelHandlers } from './models/handlers.ts';
 import { createModelRegistry } from './models/registry.ts';
+import { createAddressGuard } from './media/address-guard.ts';
+import { createTranscriptionEngine } from './transcriptions/engines.ts';
 import { transcriptionReadHandlers } from './transcriptions/handlers.ts';
+import { createIntake } from './transcriptions/intake.ts';
+import { createJobQueue } from './transcriptions/jobs.ts';
+import { createPipeline } from './transcriptions/pipeline.ts';
+import { createRunner, type Runner } from './transcriptions/runner.ts';
 import { createTranscriptionStore } from './transcriptions/store.ts';
+import { createTaskFiles } from './transcriptions/task-files.ts';
+import { transcriptionTaskHandlers } from './transcriptions/task-handlers.ts';
 import { usageHandlers } from './usage/handlers.ts';
 import { webhookHandlers } from './webhooks/handlers.ts';
 import { createWebhookStore } from './webhooks/store.ts';
 
 /** Operations whose pipelines arrive with later issues (transcription, streaming, chat, webhooks delivery). */
 const awaitingLaterIssues: OperationId[] = [
-  'createSyncTranscription',
-  'createAsyncTranscription',
   'createStreamSession',
-  'cancelTranscription',
-  'getTranscriptionResult',
   'testWebhook',
   'listWebhookDeliveries',
   'createChatCompletion',
@@ -60,7 +66,7 @@ export interface App {
   db: Database;
   logger: Logger;
   server: Server;
-  services: { accounts: AccountService; keys: KeyService; ledger: Ledger };
+  services: { accounts: AccountService; keys: KeyService; ledger: Ledger; runner: Runner };
   close(): Promise<void>;
 }
 
@@ -100,8 +106,45 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   });
   const ledger = createLedger(db);
   const accounts = createAccountService(accountStore, ledger, keys, config.currency);
-  const registry = createModelRegistry();
   const rateLimit = await createRateLimit(db, config.requestsPerSecond);
+
+  // The transcription pipeline: intake in the request, the rest in jobs run from the durable queue.
+  const stt = config.transcription;
+  const engine = createTranscriptionEngine(stt);
+  const registry = createModelRegistry(engine);
+  const jobs = createJobQueue(db, { leaseMs: stt.leaseMs });
+  const files = createTaskFiles(config.dataDir);
+  const transcriptionStore = createTranscriptionStore(db);
+  const pipeline = createPipeline({
+    jobs,
+    ledger,
+    engine,
+    files,
+    prices: config.prices,
+    config: stt,
+    guard: createAddressGuard(stt.urlAllowHosts),
+    logger,
+    onFinal: async () => undefined,
+  });
+  const runner = createRunner(jobs, pipeline, { slots: stt.workers, leaseMs: stt.leaseMs, pollMs: stt.pollMs }, logger);
+  const syncLimits = {
+    maxBytes: limitOf(api, 'createSyncTranscription', 'max_file_bytes'),
+    maxSeconds: limitOf(api, 'createSyncTranscription', 'max_duration_seconds'),
+  };
+  const intake = createIntake({
+    db,
+    jobs,
+    ledger,
+    engine,
+    files,
+    prices: config.prices,
+    limits: {
+      sync: syncLimits,
+      async: { maxBytes: stt.asyncMaxBytes, maxSeconds: stt.asyncMaxSeconds },
+      maxConcurrentJobs: config.maxConcurrentJobs,
+    },
+    wake: () => runner.wake(),
+  });
 
   const handlers = checkHandlers(api, {
     ...healthHandlers(db, registry, config.version, startedAt),
@@ -109,7 +152,8 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     ...keyHandlers(keys, keyStore),
     ...billingHandlers(db, config.prices),
     ...usageHandlers(db),
-    ...transcriptionReadHandlers(createTranscriptionStore(db)),
+    ...transcriptionReadHandlers(transcriptionStore),
+    ...transcriptionTaskHandlers(intake, transcriptionStore, jobs, ledger, files),
     ...webhookHandlers(createWebhookStore(db)),
     ...adminHandlers(accounts, accountStore, ledger, keys),
     ...notImplementedHandlers(awaitingLaterIssues),
@@ -130,18 +174,23 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
       idempotency: createIdempotencyStore(db),
       validateResponses: config.validateResponses,
       logger,
+      uploads: { dir: join(config.dataDir, 'uploads'), maxBytes: stt.asyncMaxBytes },
     }),
   );
   const server = createServer(koa.callback());
+  await mkdir(join(config.dataDir, 'uploads'), { recursive: true });
+  runner.start();
 
   return {
     config,
     db,
     logger,
     server,
-    services: { accounts, keys, ledger },
+    services: { accounts, keys, ledger, runner },
     async close() {
       await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      await runner.stop();
+      await engine.close();
       await db.destroy();
     },
   };

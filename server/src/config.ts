@@ -2,6 +2,7 @@
 // SCRIBE_CONFIG). Every setting has a default that lets `npm start` run on a fresh clone with no other setup.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export type Environment = 'production' | 'development' | 'test';
@@ -35,9 +36,30 @@ export interface Config {
   requestsPerSecond: number;
   /** How long an authenticated Bearer key is remembered in-process (ms; 0 = read the database on every request). */
   authCacheMs: number;
+  /** The transcription pipeline (issue 4): engine, workers, job leases, async limits, media URL guard. */
+  transcription: TranscriptionConfig;
   /** AES-256-GCM key that encrypts v2 secrets at rest (hex, 32 bytes). */
   secretKey: Buffer;
   version: string;
+}
+
+export interface TranscriptionConfig {
+  /** `pocketsphinx` (embedded) or `openai:<base-url>#<model>` (an OpenAI-compatible upstream). */
+  model: string;
+  /** Bearer key for an upstream transcription engine. */
+  upstreamApiKey: string | undefined;
+  /** Speech-engine worker threads (and jobs run at once by this process). */
+  workers: number;
+  /** How long a worker's hold on a job lasts without a heartbeat; a dead worker's job is taken over after it. */
+  leaseMs: number;
+  /** How often an idle worker looks for jobs created by other processes or left by dead workers. */
+  pollMs: number;
+  /** Async limits (the seed leaves them open; contract.md: 500 MB, 4 hours). */
+  asyncMaxBytes: number;
+  asyncMaxSeconds: number;
+  downloadTimeoutMs: number;
+  /** Hosts or CIDRs that media and webhook URLs may reach although they are private (tests: 127.0.0.1). */
+  urlAllowHosts: string[];
 }
 
 export const defaultPrices: PriceTable = {
@@ -102,6 +124,20 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentJobs: integer(merged, 'SCRIBE_MAX_CONCURRENT_JOBS', 5),
     requestsPerSecond: integer(merged, 'SCRIBE_RATE_LIMIT_RPS', 10),
     authCacheMs: integer(merged, 'SCRIBE_AUTH_CACHE_MS', 2000),
+    transcription: {
+      model: merged.SCRIBE_TRANSCRIBE_MODEL || 'pocketsphinx',
+      upstreamApiKey: merged.SCRIBE_TRANSCRIBE_API_KEY || undefined,
+      workers: integer(merged, 'SCRIBE_WORKERS', availableParallelism()) || availableParallelism(),
+      leaseMs: integer(merged, 'SCRIBE_JOB_LEASE_MS', 30_000),
+      pollMs: integer(merged, 'SCRIBE_JOB_POLL_MS', 1000),
+      asyncMaxBytes: integer(merged, 'SCRIBE_ASYNC_MAX_BYTES', 500 * 1024 * 1024),
+      asyncMaxSeconds: integer(merged, 'SCRIBE_ASYNC_MAX_SECONDS', 4 * 3600),
+      downloadTimeoutMs: integer(merged, 'SCRIBE_DOWNLOAD_TIMEOUT_MS', 120_000),
+      urlAllowHosts: (merged.SCRIBE_URL_ALLOW_HOSTS ?? '')
+        .split(',')
+        .map((host) => host.trim())
+        .filter(Boolean),
+    },
     secretKey: loadSecretKey(merged, dataDir),
     version: '0.1.0',
   };

@@ -25,8 +25,12 @@ export async function startProcess(
   args: string[],
   ready: RegExp,
   timeoutMs = 60_000,
+  env: Record<string, string> = {},
 ): Promise<Started> {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
   let output = '';
   const stop = () =>
     new Promise<void>((resolve) => {

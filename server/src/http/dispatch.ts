@@ -7,11 +7,14 @@ import type { Logger } from 'pino';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { ApiError, errors } from './api-error.ts';
 import { authenticate, schemeOf, type AuthDeps } from './auth.ts';
+import type { AccountRow } from '../accounts/store.ts';
+import { readMultipartUpload, removeUpload, type MultipartUpload } from '../media/multipart.ts';
 import { mediaTypeOf, parseJsonBody, readRawBody } from './body.ts';
+import { formBody } from './form-body.ts';
 import type { RouteMatch, Router } from './contract.ts';
 import { requestHash, type IdempotencyStore } from './idempotency.ts';
 import type { HandlerRequest, Handlers, OperationId, Reply } from './operation.ts';
-import type { RateLimit } from './rate-limit.ts';
+import type { RateLimit, RateLimitHeaders } from './rate-limit.ts';
 import type { RequestValidator } from './request-validation.ts';
 
 export interface DispatchDeps {
@@ -24,6 +27,8 @@ export interface DispatchDeps {
   idempotency: IdempotencyStore;
   validateResponses: boolean;
   logger: Logger;
+  /** Where multipart files are streamed to, and the size limit of operations without their own `x-limits`. */
+  uploads: { dir: string; maxBytes: number };
 }
 
 /**
@@ -79,10 +84,10 @@ function notRouted(router: Router, path: string): ApiError {
 }
 
 export function dispatch(deps: DispatchDeps) {
-  return async function handleOperation(ctx: Context): Promise<void> {
+  async function handleOperation(ctx: Context): Promise<void> {
     const route = deps.router.match(ctx.method.toLowerCase(), ctx.path);
     if (!route) throw notRouted(deps.router, ctx.path);
-    const { operation, params } = route;
+    const { operation } = route;
     const operationId = operation.operationId as OperationId;
     ctx.state.operationId = operationId;
 
@@ -101,10 +106,43 @@ export function dispatch(deps: DispatchDeps) {
     if (declared.length > 0 && sentBody && !declared.includes(mediaType)) {
       throw errors.unsupportedMediaType(mediaType, declared);
     }
-    const body = rawBody ? parseJsonBody(rawBody) : undefined;
+    // A multipart form is read after authentication: its file streams to disk under the operation's size limit.
+    const upload =
+      declared.includes('multipart/form-data') && mediaType === 'multipart/form-data'
+        ? await readMultipartUpload(ctx.req, {
+            dir: deps.uploads.dir,
+            maxFileBytes: operation['x-limits']?.max_file_bytes ?? deps.uploads.maxBytes,
+          })
+        : undefined;
+    try {
+      return await handleBody(ctx, route, operationId, account, rawBody, mediaType, upload, rateHeaders);
+    } finally {
+      await removeUpload(upload);
+    }
+  }
+
+  async function handleBody(
+    ctx: Context,
+    { operation, params }: RouteMatch,
+    operationId: OperationId,
+    account: AccountRow | undefined,
+    rawBody: Buffer | undefined,
+    mediaType: string,
+    upload: MultipartUpload | undefined,
+    rateHeaders: RateLimitHeaders | undefined,
+  ): Promise<void> {
+    const body = upload
+      ? formBody(
+          upload.fields,
+          upload.file ? { field: 'file', filename: upload.file.filename } : undefined,
+          multipartSchemaOf(operation),
+        )
+      : rawBody
+        ? parseJsonBody(rawBody)
+        : undefined;
     // Query values arrive as strings; validation coerces a copy to the contract's types, which handlers receive.
     let query: unknown = ctx.query ?? {};
-    if (mediaType !== 'multipart/form-data') {
+    {
       const result = deps.validateRequest(operation, {
         params,
         query: ctx.query,
@@ -127,6 +165,7 @@ export function dispatch(deps: DispatchDeps) {
         operationId,
         account,
         body: body as never,
+        ...(upload?.file ? { upload: upload.file } : {}),
         query: query as never,
         path: params as never,
         headers: ctx.headers,
@@ -137,7 +176,12 @@ export function dispatch(deps: DispatchDeps) {
       ? await runOnce(deps.idempotency, account!.id, idempotencyKey, operationId, rawBody, run, ctx)
       : await run();
 
-    if (deps.validateResponses) {
+    // Text replies (subtitles) are strings by their schemas; the JSON ones are checked against the contract.
+    const textReply = /^(?!application\/json)/.test(reply.headers?.['Content-Type'] ?? 'application/json');
+    if (deps.validateResponses && textReply && typeof reply.body !== 'string') {
+      throw new ApiError(500, 'internal_error', `Response of ${operationId} is not text.`);
+    }
+    if (deps.validateResponses && !textReply) {
       const check = deps.api.validateResponse(reply.body, operation, reply.status);
       if (!check.valid) {
         deps.logger.error(
@@ -154,7 +198,16 @@ export function dispatch(deps: DispatchDeps) {
     ctx.status = reply.status;
     for (const [name, value] of Object.entries({ ...rateHeaders, ...reply.headers })) ctx.set(name, value);
     ctx.body = reply.body as object;
-  };
+  }
+
+  return handleOperation;
+}
+
+function multipartSchemaOf(operation: RouteMatch['operation']) {
+  return (
+    operation.requestBody as
+      { content?: Record<string, { schema?: { properties?: Record<string, { type?: string }> } }> } | undefined
+  )?.content?.['multipart/form-data']?.schema;
 }
 
 function acceptsIdempotencyKey(operation: RouteMatch['operation']): boolean {

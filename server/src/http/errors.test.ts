@@ -32,7 +32,7 @@ for (const kind of databaseKinds) {
       checks: {
         database: 'ok',
         queue: 'ok',
-        engines: { transcription: 'unavailable', chat, embedding: 'unavailable' },
+        engines: { transcription: 'available', chat, embedding: 'unavailable' },
       },
     });
     assert.ok(Number.isInteger(uptime) && uptime >= 0 && uptime < 600, `uptime_seconds ${uptime}`);
@@ -53,6 +53,11 @@ for (const kind of databaseKinds) {
         ['service-transcribe', 'transcription'],
       ],
     );
+    // The transcription model is served by the embedded engine, which declares its languages.
+    const transcribe = reply.body.data[3];
+    assert.is(transcribe.status, 'available');
+    assert.is(transcribe.engine, 'pocketsphinx');
+    assert.equal(transcribe.languages, ['en']);
     for (const model of models) {
       assert.is(model.object, 'model');
       assert.is(model.owned_by, 'scribe');

@@ -2,6 +2,7 @@
 // handler per operationId, typed by that operation's body, query, path and response.
 import type * as sdk from '../../../generated/client/sdk.gen.ts';
 import type { AccountRow } from '../accounts/store.ts';
+import type { UploadedFile } from '../media/multipart.ts';
 
 export type OperationId = keyof typeof sdk;
 
@@ -21,6 +22,8 @@ export interface HandlerRequest<K extends OperationId> {
   path: RequestPath<K>;
   headers: Record<string, string | string[] | undefined>;
   requestId: string;
+  /** The file of a multipart request, on disk; a handler that keeps it moves it away (the rest is deleted). */
+  upload?: UploadedFile;
 }
 
 export interface Reply<K extends OperationId> {

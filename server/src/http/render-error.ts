@@ -8,7 +8,7 @@ export function versionOfPath(path: string): ApiVersion {
   return path.startsWith('/v2/') || path.startsWith('/v1/') ? 'v2' : 'v3';
 }
 
-function typeOf(status: number): ErrorType {
+export function errorTypeOf(status: number): ErrorType {
   if (status === 401) return 'authentication_error';
   if (status === 402) return 'insufficient_quota';
   if (status === 403) return 'permission_error';
@@ -51,7 +51,7 @@ export function renderError(error: ApiError, version: ApiVersion): ErrorResponse
   }
   return {
     error: {
-      type: typeOf(error.status),
+      type: errorTypeOf(error.status),
       code: error.code as ErrorResponse['error']['code'],
       message: error.message,
       param: error.param,

@@ -1,10 +1,20 @@
-// The model registry: which model ids this server offers and which engine serves each. Engines arrive with their
-// issues (transcription, chat, embeddings); until an engine is configured its model is listed as unavailable.
+// The model registry: which model ids this server offers and which engine serves each. The transcription engine is
+// always there (embedded PocketSphinx by default); chat and embeddings arrive with their issue and are listed as
+// unavailable until configured.
 import type { Model } from '../../../generated/client/types.gen.ts';
 
 const CREATED = Math.floor(Date.UTC(2026, 10, 1) / 1000);
 
-export function createModelRegistry(env: Record<string, string | undefined> = process.env) {
+/** What the transcription engine declares about itself (see transcriptions/engine/engine.ts). */
+export interface TranscriptionEngineInfo {
+  kind: string;
+  languages: readonly string[];
+}
+
+export function createModelRegistry(
+  transcription: TranscriptionEngineInfo,
+  env: Record<string, string | undefined> = process.env,
+) {
   const configured = (name: string) => Boolean(env[name]);
   const models: Model[] = [
     {
@@ -37,7 +47,9 @@ export function createModelRegistry(env: Record<string, string | undefined> = pr
       created: CREATED,
       owned_by: 'scribe',
       type: 'transcription',
-      status: 'unavailable',
+      languages: [...transcription.languages],
+      engine: transcription.kind,
+      status: 'available',
     },
   ];
   return {

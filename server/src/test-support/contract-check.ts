@@ -107,13 +107,25 @@ export function checkResponse(
   if (!requestId || !REQUEST_ID.test(requestId)) fail(`X-Request-Id missing or malformed: ${String(requestId)}`);
   if (response.status >= 400 && STACK_TRACE.test(response.text)) fail('the error body contains a stack trace');
   const contentType = response.headers.get('content-type') ?? '';
-  if (!/^application\/json\b/.test(contentType)) fail(`Content-Type is ${contentType || '(none)'}, not JSON`);
-  if (response.body === undefined) fail('the body is not JSON');
-
+  const mediaType = contentType.split(';')[0]!.trim();
   const operation = matchOperation(request.method, request.path);
   const declared = operation
     ? (operation.responses[String(response.status)] ?? operation.responses.default)
     : undefined;
+  // A text media type the operation declares for this status (subtitles): the body is checked as a string.
+  const textSchema =
+    mediaType !== 'application/json' && declared?.content?.[mediaType]
+      ? declared.content[mediaType]!.schema
+      : undefined;
+  if (textSchema) {
+    if (!/charset=utf-8/i.test(contentType)) fail(`Content-Type ${contentType} does not say charset=utf-8`);
+    const validate = validator(`${operation!.operationId}:${response.status}:${mediaType}`, textSchema);
+    if (!validate(response.text)) fail(`text body does not match its schema: ${describe(validate.errors)}`);
+    return;
+  }
+  if (!/^application\/json\b/.test(contentType)) fail(`Content-Type is ${contentType || '(none)'}, not JSON`);
+  if (response.body === undefined) fail('the body is not JSON');
+
   if (operation && declared && !options.undeclaredStatus) {
     const schema = declared.content?.['application/json']?.schema;
     if (!schema) fail(`${operation.operationId} declares no JSON body for ${response.status}`);

@@ -68,6 +68,8 @@ export interface RequestOptions extends CheckOptions {
   json?: unknown;
   /** Sent as is (with `headers` deciding the Content-Type). */
   body?: string;
+  /** Sent as multipart/form-data (fetch writes the boundary). */
+  form?: FormData;
 }
 
 export interface Signer {
@@ -213,7 +215,7 @@ export async function startHarness(kind: DatabaseKind, options: HarnessOptions =
 
   async function request(method: string, path: string, requestOptions: RequestOptions = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...requestOptions.headers };
-    let body = requestOptions.body;
+    let body: string | FormData | undefined = requestOptions.form ?? requestOptions.body;
     if (requestOptions.json !== undefined) {
       body = JSON.stringify(requestOptions.json);
       headers['Content-Type'] ??= 'application/json';

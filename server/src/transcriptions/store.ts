@@ -33,6 +33,17 @@ export interface TranscriptionRow {
   completed_at: string | Date | null;
 }
 
+/**
+ * The stored result always keeps every word with its timing and confidence (subtitles are built from them); the
+ * wire result shows `words` only with `output.word_timestamps` and `confidence` only with `output.confidence`.
+ */
+export function visibleResult(result: TranscriptionResult, output: OutputOptions | null): TranscriptionResult {
+  const { words, ...rest } = result;
+  if (!words || output?.word_timestamps === false) return rest;
+  if (output?.confidence) return { ...rest, words };
+  return { ...rest, words: words.map(({ confidence: _confidence, ...word }) => word) };
+}
+
 export function toTranscription(row: TranscriptionRow): Transcription {
   const output = parseJson<OutputOptions>(row.output);
   const result = parseJson<TranscriptionResult>(row.result);
@@ -60,7 +71,7 @@ export function toTranscription(row: TranscriptionRow): Transcription {
       : {}),
     ...(completed && row.minutes_billed !== null ? { minutes_billed: Number(row.minutes_billed) } : {}),
     ...(completed && row.cost_minor !== null ? { cost: fromMinor(row.cost_minor) } : {}),
-    ...(completed && result ? { result } : {}),
+    ...(completed && result ? { result: visibleResult(result, output) } : {}),
     ...(row.status === 'failed' && error ? { error } : {}),
   };
 }

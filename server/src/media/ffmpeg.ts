@@ -1,0 +1,191 @@
+// The one place the server runs ffmpeg: probing an uploaded or downloaded file (is there audio, how long is it) and
+// decoding it to the 16 kHz mono 16-bit PCM the recognizers read. There is no ffprobe in the static build, so probing
+// parses `ffmpeg -i` output. ffmpeg runs without a shell, reads only local files (no network protocols, no playlist
+// or concat demuxers that could reach other files), is killed on abort, and its stderr is captured with a bound.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { rm, stat } from 'node:fs/promises';
+import { ApiError } from '../http/api-error.ts';
+
+const require = createRequire(import.meta.url);
+
+/** The ffmpeg binary: SCRIBE_FFMPEG_PATH, or the static build of @ffmpeg-installer/ffmpeg. */
+export const ffmpegPath: string =
+  process.env.SCRIBE_FFMPEG_PATH || (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+
+/** Sample rate of the decoded PCM (mono, signed 16-bit little-endian). */
+export const PCM_SAMPLE_RATE = 16_000;
+
+/**
+ * Demuxers ffmpeg may use on a client's file: audio and audio-video containers only. This leaves out hls, dash,
+ * concat, image sequences, subtitles and devices, which can open other files or URLs named inside the file.
+ */
+// prettier-ignore
+const ALLOWED_DEMUXERS = [
+  'aac', 'ac3', 'aiff', 'amr', 'amrnb', 'amrwb', 'ape', 'asf', 'au', 'avi', 'caf', 'dsf', 'dts', 'dtshd', 'dv',
+  'eac3', 'flac', 'flv', 'gsm', 'ircam', 'loas', 'matroska', 'mlp', 'mov', 'mp3', 'mpc', 'mpc8', 'mpeg', 'mpegts',
+  'mxf', 'nistsphere', 'nut', 'ogg', 'oma', 'qcp', 'rm', 'shn', 'sox', 'tak', 'truehd', 'tta', 'voc', 'vqf', 'w64',
+  'wav', 'wtv', 'wv', 'xwma',
+].join(',');
+
+/** Input options shared by every run: local files only, allowed demuxers only; `quiet` prints errors only. */
+function inputArgs(path: string, quiet = false): string[] {
+  return [
+    '-hide_banner',
+    '-nostdin',
+    ...(quiet ? ['-loglevel', 'error'] : []),
+    '-protocol_whitelist',
+    'file',
+    '-format_whitelist',
+    ALLOWED_DEMUXERS,
+    '-i',
+    `file:${path}`,
+  ];
+}
+
+export interface MediaInfo {
+  durationSeconds: number;
+  hasAudio: boolean;
+  /** ffmpeg's demuxer name, e.g. `wav`, `mp3`, `ogg`, `matroska,webm`, `mov,mp4,m4a,3gp,3g2,mj2`. */
+  format: string;
+}
+
+export interface DecodedPcm {
+  samples: number;
+  durationSeconds: number;
+}
+
+const STDERR_HEAD_BYTES = 64 * 1024;
+const STDERR_TAIL_BYTES = 8 * 1024;
+
+/** Keeps the first 64 KiB of a stream (where `ffmpeg -i` describes the input) and its last 8 KiB (the final error). */
+class BoundedCapture {
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private tail = Buffer.alloc(0);
+  private dropped = false;
+
+  push(chunk: Buffer): void {
+    const room = STDERR_HEAD_BYTES - this.headBytes;
+    if (room > 0) {
+      const part = chunk.subarray(0, room);
+      this.head.push(part);
+      this.headBytes += part.length;
+      chunk = chunk.subarray(part.length);
+    }
+    if (chunk.length === 0) return;
+    const joined = Buffer.concat([this.tail, chunk]);
+    if (joined.length > STDERR_TAIL_BYTES) this.dropped = true;
+    this.tail = joined.subarray(Math.max(0, joined.length - STDERR_TAIL_BYTES));
+  }
+
+  text(): string {
+    const head = Buffer.concat(this.head).toString('utf8');
+    return this.dropped ? `${head}\n[…]\n${this.tail.toString('utf8')}` : head + this.tail.toString('utf8');
+  }
+}
+
+interface RunResult {
+  code: number | null;
+  stderr: string;
+  stdoutBytes: number;
+}
+
+/** Runs ffmpeg (no shell). Rejects with the signal's reason on abort (after killing it) or if it cannot start. */
+function runFfmpeg(args: string[], options: { signal?: AbortSignal; countStdout?: boolean } = {}): Promise<RunResult> {
+  const { signal } = options;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const child = spawn(ffmpegPath, args, {
+      stdio: ['ignore', options.countStdout ? 'pipe' : 'ignore', 'pipe'],
+      windowsHide: true,
+    });
+    const stderr = new BoundedCapture();
+    let stdoutBytes = 0;
+    child.stdout?.on('data', (chunk: Buffer) => (stdoutBytes += chunk.length));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const onAbort = () => child.kill('SIGKILL');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let done = false;
+    child.on('error', (error) => {
+      if (done) return;
+      done = true;
+      signal?.removeEventListener('abort', onAbort);
+      child.kill('SIGKILL');
+      reject(error);
+    });
+    child.on('close', (code) => {
+      if (done) return;
+      done = true;
+      signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted) reject(signal.reason);
+      else resolve({ code, stderr: stderr.text(), stdoutBytes });
+    });
+  });
+}
+
+/** The last few lines ffmpeg printed, kept as the error's `cause` for logs (never shown to the client). */
+function unsupported(message: string, stderr: string): ApiError {
+  const error = new ApiError(400, 'unsupported_format', message, 'file');
+  error.cause = stderr.trim().split('\n').slice(-5).join('\n');
+  return error;
+}
+
+const NOT_MEDIA = 'The file is not an audio or video format this server can read.';
+
+function parseDuration(stderr: string): number | undefined {
+  if (/Estimating duration from bitrate/.test(stderr)) return undefined; // a guess, often far off (ADTS, bare MP3)
+  const match = /^\s*Duration: (\d+):(\d{2}):(\d{2}(?:\.\d+)?)/m.exec(stderr);
+  if (!match) return undefined; // `Duration: N/A` (e.g. a WebM written as a live stream)
+  return Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]);
+}
+
+/** Decodes the first audio stream to nowhere, counting the PCM bytes: the exact length when the container has none. */
+async function measureByDecoding(path: string, signal?: AbortSignal): Promise<number> {
+  const args = [...inputArgs(path, true), '-map', '0:a:0', '-vn'];
+  args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', 'pipe:1');
+  const result = await runFfmpeg(args, { signal, countStdout: true });
+  if (result.code !== 0) throw unsupported(NOT_MEDIA, result.stderr);
+  return result.stdoutBytes / 2 / PCM_SAMPLE_RATE;
+}
+
+/**
+ * Describes a media file: its demuxer, whether it has audio and its duration. A file ffmpeg cannot read, or one
+ * with no audio stream, is 400 unsupported_format (param `file`).
+ */
+export async function probeMedia(path: string, options: { signal?: AbortSignal } = {}): Promise<MediaInfo> {
+  // With no output file ffmpeg describes the input and exits 1; the description is all we need.
+  const { stderr } = await runFfmpeg(inputArgs(path), options);
+  const input = /^Input #0, (.+?), from '/m.exec(stderr);
+  if (!input?.[1]) throw unsupported(NOT_MEDIA, stderr);
+  const hasAudio = /^\s*Stream #0:\d+.*?: Audio: /m.test(stderr);
+  if (!hasAudio) throw unsupported('The file has no audio stream.', stderr);
+  const durationSeconds = parseDuration(stderr) ?? (await measureByDecoding(path, options.signal));
+  return { durationSeconds, hasAudio, format: input[1] };
+}
+
+/**
+ * Decodes the first audio stream of `inputPath` into `outputPath` as raw 16 kHz mono s16le PCM. A file ffmpeg cannot
+ * decode is 400 unsupported_format; an abort kills ffmpeg and rejects with the signal's reason. The output file is
+ * removed on any failure.
+ */
+export async function decodeToPcm(
+  inputPath: string,
+  outputPath: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<DecodedPcm> {
+  const args = [...inputArgs(inputPath, true), '-map', '0:a:0', '-vn'];
+  args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-y', `file:${outputPath}`);
+  try {
+    const result = await runFfmpeg(args, options);
+    if (result.code !== 0) throw unsupported('The audio in the file could not be decoded.', result.stderr);
+    const samples = Math.floor((await stat(outputPath)).size / 2);
+    return { samples, durationSeconds: samples / PCM_SAMPLE_RATE };
+  } catch (error) {
+    await rm(outputPath, { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,50 @@
+// Audio fixtures of the server tests, made once per test process from real recordings with the real ffmpeg:
+// goforward.raw (Debian pocketsphinx-testdata, "go forward ten meters") in several containers, plus files that
+// must be refused (text named .wav, audio over the sync duration limit).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ffmpegPath } from '../media/ffmpeg.ts';
+
+export const TESTDATA = '/usr/share/pocketsphinx/test/data';
+export const GOFORWARD_RAW = join(TESTDATA, 'goforward.raw');
+/** Word starts of goforward.raw as the issue states them (seconds). */
+export const GOFORWARD_STARTS = [0.46, 0.64, 1.17, 1.53];
+
+let dir: string | undefined;
+const made = new Map<string, string>();
+
+function ffmpeg(args: string[]): void {
+  execFileSync(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-y', ...args], { stdio: 'pipe' });
+}
+
+/** goforward as `ext` (wav, mp3, ogg, m4a, flac, webm). */
+export function goforward(ext: string): string {
+  return fixture(`goforward.${ext}`, (path) =>
+    ffmpeg(['-f', 's16le', '-ar', '16000', '-ac', '1', '-i', GOFORWARD_RAW, path]),
+  );
+}
+
+/** Silence of `seconds` as a wav (8 kHz mono, small on disk). */
+export function silence(seconds: number): string {
+  return fixture(`silence-${seconds}.wav`, (path) =>
+    ffmpeg(['-f', 'lavfi', '-i', `anullsrc=r=8000:cl=mono`, '-t', String(seconds), path]),
+  );
+}
+
+/** A text file named .wav. */
+export function textAsWav(): string {
+  return fixture('notes.wav', (path) => writeFileSync(path, 'These are meeting notes, not audio.\n'.repeat(50)));
+}
+
+function fixture(name: string, make: (path: string) => void): string {
+  dir ??= mkdtempSync(join(tmpdir(), 'scribe-audio-'));
+  let path = made.get(name);
+  if (!path) {
+    path = join(dir, name);
+    make(path);
+    made.set(name, path);
+  }
+  return path;
+}

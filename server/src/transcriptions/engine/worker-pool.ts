@@ -1,0 +1,282 @@
+// A fixed pool of worker threads that each hold an expensive resource (a PocketSphinx decoder with its model): jobs
+// wait in one FIFO queue and each worker runs one job at a time (see worker-protocol.ts for the messages).
+//  - A worker that dies while running a job (uncaught error, terminate(), out of memory) is replaced and that job is
+//    rejected with EngineError `worker_crashed`; the queue keeps being served. A native crash (SIGSEGV inside the C
+//    library) cannot be contained this way: worker threads share the process, so it takes the whole server down.
+//  - A worker whose setup fails (model missing) rejects the queued jobs with `engine_unavailable` and is not restarted
+//    in a loop: the pool tries again when the next job arrives.
+//  - Aborting a job's signal rejects it at once with `cancelled`; a running job is asked to stop (it does so between
+//    segments) and its worker stays busy until it has; one that has not stopped after `cancelGraceMs` is terminated.
+//  - Idle workers are unref'd, so an idle pool does not keep the process alive; close() terminates them all.
+//
+// TypeScript workers: under `node --import tsx`, Node 20 passes `--import tsx` to worker threads (execArgv is
+// inherited) but the worker's entry module is still resolved without the tsx hooks — `new Worker(new URL('./x.ts',
+// import.meta.url))` fails with ERR_UNKNOWN_FILE_EXTENSION, and so does an explicit `execArgv: ['--import', 'tsx']`
+// (measured on 20.20). So a `.ts` entry is started through a one-line bootstrap that registers tsx's ESM hooks in the
+// worker (tsx/esm/api register()) and then imports it.
+import { Worker } from 'node:worker_threads';
+import { EngineError } from './engine.ts';
+import type { FromWorker, SerializedError, ToWorker } from './worker-protocol.ts';
+
+export interface WorkerPoolOptions {
+  /** Number of worker threads (≥ 1). */
+  size: number;
+  /** The worker's entry module (it calls serveJobs). */
+  url: URL;
+  /** Passed to every worker as `workerData`. */
+  workerData?: unknown;
+  /** Names the workers in error messages, e.g. "PocketSphinx". */
+  name?: string;
+  /** How long a cancelled job may take to stop before its worker is terminated. Default 30 s. */
+  cancelGraceMs?: number;
+}
+
+export interface RunOptions {
+  onProgress?: (fraction: number) => void;
+  signal?: AbortSignal;
+}
+
+interface Task<Job, Result> {
+  id: number;
+  job: Job;
+  resolve: (result: Result) => void;
+  reject: (error: Error) => void;
+  onProgress: ((fraction: number) => void) | undefined;
+  progress: number;
+  settled: boolean;
+  cleanup: () => void;
+}
+
+interface Slot<Job, Result> {
+  worker: Worker;
+  ready: boolean;
+  /** Set from dispatch until the worker reports the job finished (done, failed or cancelled) or dies. */
+  task: Task<Job, Result> | undefined;
+  startupError: SerializedError | undefined;
+  lastError: Error | undefined;
+  cancelTimer: NodeJS.Timeout | undefined;
+  dead: boolean;
+}
+
+export class WorkerPool<Job, Result> {
+  private readonly options: Required<Omit<WorkerPoolOptions, 'workerData'>> & { workerData: unknown };
+  private readonly slots: Slot<Job, Result>[] = [];
+  private readonly queue: Task<Job, Result>[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(options: WorkerPoolOptions) {
+    if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError('pool size must be an integer ≥ 1');
+    this.options = { name: 'engine', cancelGraceMs: 30_000, workerData: undefined, ...options };
+    for (let i = 0; i < options.size; i++) this.slots.push(this.spawn());
+  }
+
+  get size(): number {
+    return this.options.size;
+  }
+
+  /** Jobs running and jobs waiting. */
+  stats(): { busy: number; queued: number } {
+    return { busy: this.slots.filter((slot) => slot.task).length, queued: this.queue.length };
+  }
+
+  /** The workers currently running a job (for tests that simulate a crash by terminating one). */
+  busyWorkers(): Worker[] {
+    return this.slots.filter((slot) => slot.task && !slot.dead).map((slot) => slot.worker);
+  }
+
+  run(job: Job, options: RunOptions = {}): Promise<Result> {
+    const { signal, onProgress } = options;
+    if (this.closed) return Promise.reject(this.closedError());
+    if (signal?.aborted) return Promise.reject(cancelledError(signal));
+    return new Promise<Result>((resolve, reject) => {
+      const task: Task<Job, Result> = {
+        id: this.nextId++,
+        job,
+        onProgress,
+        progress: 0,
+        settled: false,
+        resolve: (result) => {
+          if (task.settled) return;
+          task.settled = true;
+          task.cleanup();
+          if (task.progress < 1) task.onProgress?.(1);
+          resolve(result);
+        },
+        reject: (error) => {
+          if (task.settled) return;
+          task.settled = true;
+          task.cleanup();
+          reject(error);
+        },
+        cleanup: () => signal?.removeEventListener('abort', onAbort),
+      };
+      const onAbort = () => this.cancel(task, signal!);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(task);
+      this.reviveDeadSlots();
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const task of this.queue.splice(0)) task.reject(this.closedError());
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        clearTimeout(slot.cancelTimer);
+        slot.task?.reject(this.closedError());
+        slot.task = undefined;
+        if (!slot.dead) await slot.worker.terminate();
+      }),
+    );
+  }
+
+  private spawn(): Slot<Job, Result> {
+    const worker = startWorker(this.options.url, this.options.workerData);
+    worker.unref();
+    const slot: Slot<Job, Result> = {
+      worker,
+      ready: false,
+      task: undefined,
+      startupError: undefined,
+      lastError: undefined,
+      cancelTimer: undefined,
+      dead: false,
+    };
+    worker.on('message', (message: FromWorker<Result>) => this.onMessage(slot, message));
+    worker.on('error', (error) => {
+      slot.lastError = error;
+    });
+    worker.on('exit', (code) => this.onExit(slot, code));
+    return slot;
+  }
+
+  private onMessage(slot: Slot<Job, Result>, message: FromWorker<Result>): void {
+    if (message.type === 'ready') {
+      slot.ready = true;
+      this.dispatch();
+      return;
+    }
+    if (message.type === 'fatal') {
+      slot.startupError = message.error;
+      return;
+    }
+    const task = slot.task;
+    if (!task || task.id !== message.id) return;
+    switch (message.type) {
+      case 'progress': {
+        const fraction = Math.min(1, Math.max(0, message.fraction));
+        if (fraction > task.progress && !task.settled) {
+          task.progress = fraction;
+          task.onProgress?.(fraction);
+        }
+        return;
+      }
+      case 'done':
+        task.resolve(message.result);
+        break;
+      case 'failed':
+        task.reject(new EngineError(message.error.code ?? 'engine_failed', message.error.message));
+        break;
+      case 'cancelled':
+        task.reject(new EngineError('cancelled', 'the transcription was cancelled'));
+        break;
+    }
+    this.release(slot);
+  }
+
+  private onExit(slot: Slot<Job, Result>, code: number): void {
+    slot.dead = true;
+    clearTimeout(slot.cancelTimer);
+    if (this.closed) return;
+    const index = this.slots.indexOf(slot);
+    const name = this.options.name;
+    if (!slot.ready) {
+      // Setup failed: fail what is waiting instead of restarting in a loop; the next run() tries again.
+      const reason = slot.startupError?.message ?? slot.lastError?.message ?? `exit code ${code}`;
+      const error = new EngineError('engine_unavailable', `the ${name} worker failed to start: ${reason}`);
+      if (this.slots.every((s) => s.dead)) for (const task of this.queue.splice(0)) task.reject(error);
+      this.updateRefs();
+      return;
+    }
+    const task = slot.task;
+    slot.task = undefined;
+    if (task) {
+      const why = slot.lastError ? `: ${slot.lastError.message}` : '';
+      task.reject(
+        new EngineError(
+          'worker_crashed',
+          `the ${name} worker stopped unexpectedly (exit code ${code}${why}) while running this job; ` +
+            `it has been replaced and the job can be retried`,
+        ),
+      );
+    }
+    if (index >= 0) this.slots[index] = this.spawn();
+    this.updateRefs();
+  }
+
+  /** Workers that failed to start are only retried when a job arrives. */
+  private reviveDeadSlots(): void {
+    for (let i = 0; i < this.slots.length; i++) if (this.slots[i]!.dead) this.slots[i] = this.spawn();
+  }
+
+  /** A worker keeps the process alive only while it runs a job, or is starting up while jobs wait. */
+  private updateRefs(): void {
+    for (const slot of this.slots) {
+      if (slot.dead) continue;
+      if (slot.task || (!slot.ready && this.queue.length > 0)) slot.worker.ref();
+      else slot.worker.unref();
+    }
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) break;
+      if (!slot.ready || slot.dead || slot.task) continue;
+      const task = this.queue.shift()!;
+      slot.task = task;
+      slot.worker.postMessage({ type: 'run', id: task.id, job: task.job } satisfies ToWorker<Job>);
+    }
+    this.updateRefs();
+  }
+
+  private release(slot: Slot<Job, Result>): void {
+    slot.task = undefined;
+    clearTimeout(slot.cancelTimer);
+    slot.cancelTimer = undefined;
+    this.dispatch();
+  }
+
+  private cancel(task: Task<Job, Result>, signal: AbortSignal): void {
+    const queued = this.queue.indexOf(task);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    task.reject(cancelledError(signal));
+    const slot = this.slots.find((s) => s.task === task);
+    if (!slot || slot.dead) return this.updateRefs();
+    slot.worker.postMessage({ type: 'cancel', id: task.id } satisfies ToWorker<Job>);
+    slot.cancelTimer = setTimeout(() => {
+      if (slot.task === task && !slot.dead) void slot.worker.terminate();
+    }, this.options.cancelGraceMs);
+    slot.cancelTimer.unref();
+  }
+
+  private closedError(): EngineError {
+    return new EngineError('engine_closed', `the ${this.options.name} engine has been closed`);
+  }
+}
+
+function cancelledError(signal: AbortSignal): EngineError {
+  return new EngineError('cancelled', 'the transcription was cancelled', { cause: signal.reason });
+}
+
+/** Starts a worker; `.ts` entries go through a bootstrap that registers tsx first (see the header). */
+function startWorker(url: URL, workerData: unknown): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const bootstrap =
+    `import(${JSON.stringify(tsx)})` +
+    `.then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}

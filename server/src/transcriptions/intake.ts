@@ -1,0 +1,181 @@
+// Accepting a transcription task (v3 sync and async, later v2): the per-account concurrency limit, the engine's
+// languages, probing an uploaded medium (format, duration, limits) and reserving its price — all before the task
+// row exists, so a rejected request leaves nothing behind and charges nothing. Sync requests get these problems as
+// 400/402 answers; async requests get a task that ends `failed` with the same error (the contract), except 402
+// when the account has nothing available at all. Link sources are probed and reserved by the job after download.
+import { randomUUID } from 'node:crypto';
+import type { OutputOptions, Priority } from '../../../generated/client/types.gen.ts';
+import { availableMinor, type AccountRow } from '../accounts/store.ts';
+import type { Ledger } from '../billing/ledger.ts';
+import { quote } from '../billing/prices.ts';
+import type { PriceTable } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { now } from '../db/rows.ts';
+import { ApiError, errors } from '../http/api-error.ts';
+import type { UploadedFile } from '../media/multipart.ts';
+import { probeMedia } from '../media/ffmpeg.ts';
+import type { TranscriptionEngine } from './engine/engine.ts';
+import type { JobQueue, JobRow } from './jobs.ts';
+import { taskErrorOf, taskFailures } from './task-errors.ts';
+import type { TaskFiles } from './task-files.ts';
+
+export interface TaskOptions {
+  language: string;
+  priority: Priority;
+  diarization: boolean;
+  output: OutputOptions;
+  terms?: string[];
+  apiVersion: 'v3' | 'v2';
+  mode: 'sync' | 'async';
+}
+
+export interface IntakeLimits {
+  sync: { maxBytes: number; maxSeconds: number };
+  async: { maxBytes: number; maxSeconds: number };
+  maxConcurrentJobs: number;
+}
+
+const RETRY_AFTER_SECONDS = 5;
+
+export function priceOf(prices: PriceTable, priority: Priority, durationSeconds: number) {
+  const priced = quote({ type: 'transcription', duration_seconds: Math.max(durationSeconds, 0.01), priority }, prices);
+  return { amountMinor: priced.amountMinor, minutes: priced.minutesBilled ?? 0 };
+}
+
+function fileNameOf(url: string): string {
+  const last = new URL(url).pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(last) || 'media';
+  } catch {
+    return last || 'media';
+  }
+}
+
+export interface IntakeDeps {
+  db: Database;
+  jobs: JobQueue;
+  ledger: Ledger;
+  engine: TranscriptionEngine;
+  files: TaskFiles;
+  prices: PriceTable;
+  limits: IntakeLimits;
+  /** Wakes the job runner (a new task is waiting). */
+  wake: () => void;
+}
+
+export function createIntake(deps: IntakeDeps) {
+  const { db, jobs, ledger, engine, files, prices, limits } = deps;
+
+  async function checkConcurrency(account: AccountRow): Promise<void> {
+    if ((await jobs.countUnfinished(account.id)) >= limits.maxConcurrentJobs) {
+      throw new ApiError(
+        429,
+        'too_many_concurrent_jobs',
+        `At most ${limits.maxConcurrentJobs} transcription tasks of an account can be unfinished at once; wait for one to end.`,
+        null,
+        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      );
+    }
+  }
+
+  async function refuseWhenNothingAvailable(account: AccountRow): Promise<void> {
+    const row = (await db<AccountRow>('accounts').where({ id: account.id }).first())!;
+    if (availableMinor(row) <= 0) throw errors.insufficientBalance('The available balance is zero or below.');
+  }
+
+  function baseRow(account: AccountRow, options: TaskOptions, source: 'upload' | 'url', filename: string): JobRow {
+    return {
+      id: randomUUID(),
+      account_id: account.id,
+      status: 'created',
+      mode: options.mode,
+      api_version: options.apiVersion,
+      priority: options.priority,
+      source_type: source,
+      filename,
+      file_size: null,
+      language: options.language,
+      diarization: options.diarization,
+      duration_seconds: null,
+      minutes_billed: null,
+      cost_minor: null,
+      progress: 0,
+      output: JSON.stringify(options.output),
+      result: null,
+      error: null,
+      created_at: now(),
+      started_at: null,
+      completed_at: null,
+      source_url: null,
+      media_path: null,
+      reservation_id: null,
+      terms: options.terms ? JSON.stringify(options.terms) : null,
+      lease_owner: null,
+      lease_expires_at: null,
+      attempts: 0,
+    };
+  }
+
+  async function insert(row: JobRow): Promise<JobRow> {
+    await db('transcriptions').insert(row);
+    if (row.status !== 'failed') deps.wake();
+    return row;
+  }
+
+  /** An async task that failed on intake: recorded as `failed` (nothing reserved, nothing charged). */
+  async function insertFailed(row: JobRow, error: unknown): Promise<JobRow> {
+    return insert({
+      ...row,
+      status: 'failed',
+      error: JSON.stringify(taskErrorOf(error)),
+      completed_at: now(),
+    });
+  }
+
+  return {
+    /** A task from an uploaded file (sync, or async multipart). The upload is moved into the task's folder. */
+    async fromUpload(account: AccountRow, upload: UploadedFile, options: TaskOptions): Promise<JobRow> {
+      const sync = options.mode === 'sync';
+      const limit = sync ? limits.sync : limits.async;
+      await checkConcurrency(account);
+      if (!sync) await refuseWhenNothingAvailable(account);
+      const row = { ...baseRow(account, options, 'upload', upload.filename), file_size: upload.size };
+      try {
+        if (!engine.supports(options.language))
+          throw taskFailures.unsupportedLanguage(options.language, engine.languages);
+        if (upload.size > limit.maxBytes) throw taskFailures.fileTooLarge(limit.maxBytes);
+        const probed = await probeMedia(upload.path);
+        if (probed.durationSeconds > limit.maxSeconds)
+          throw taskFailures.durationExceeded(limit.maxSeconds, probed.durationSeconds);
+        const price = priceOf(prices, options.priority, probed.durationSeconds);
+        const mediaPath = await files.adoptUpload(row.id, upload.path);
+        const reservation = await ledger.reserve(account.id, price.amountMinor, `transcription:${row.id}`);
+        return await insert({
+          ...row,
+          status: 'ready',
+          duration_seconds: probed.durationSeconds,
+          media_path: mediaPath,
+          reservation_id: reservation.id,
+        });
+      } catch (error) {
+        await files.remove(row.id);
+        if (sync || !(error instanceof ApiError) || error.status >= 500) throw error;
+        return insertFailed(row, error);
+      }
+    },
+
+    /** A task from a link: created now, downloaded, probed and reserved by the job. */
+    async fromUrl(account: AccountRow, url: string, options: TaskOptions): Promise<JobRow> {
+      await checkConcurrency(account);
+      await refuseWhenNothingAvailable(account);
+      const name = fileNameOf(url);
+      const row = { ...baseRow(account, options, 'url', name.slice(0, 500)), source_url: url };
+      if (!engine.supports(options.language)) {
+        return insertFailed(row, taskFailures.unsupportedLanguage(options.language, engine.languages));
+      }
+      return insert(row);
+    },
+  };
+}
+
+export type Intake = ReturnType<typeof createIntake>;

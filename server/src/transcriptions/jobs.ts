@@ -1,0 +1,107 @@
+// The durable job queue: transcription tasks are the jobs, and a worker works on a task only while it holds the
+// task's lease (owner + expiry, renewed by a heartbeat). Claiming is one UPDATE … RETURNING over the oldest
+// claimable task, `lightning` before `queue`; on PostgreSQL the candidate row is locked with SKIP LOCKED so
+// concurrent servers never take the same task, and SQLite has a single writer. A worker that dies stops renewing,
+// its lease expires, and the next claim (by any process, including the restarted server) resumes the task from the
+// state it was left in.
+import type { Database } from '../db/database.ts';
+import { databaseKind } from '../db/database.ts';
+import type { TranscriptionRow } from './store.ts';
+
+export type JobRow = TranscriptionRow & {
+  source_url: string | null;
+  media_path: string | null;
+  reservation_id: string | null;
+  terms: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | Date | null;
+  attempts: number;
+};
+
+/** Unfinished states: a task in one of these is still owed a final state. */
+export const UNFINISHED = ['created', 'downloading', 'ready', 'processing'] as const;
+
+export function createJobQueue(db: Database, options: { leaseMs: number }) {
+  const postgres = databaseKind(db) === 'postgres';
+  const expiry = () => new Date(Date.now() + options.leaseMs).toISOString();
+
+  return {
+    /** Takes the next task whose lease is free or expired, or undefined when there is none. */
+    async claim(owner: string): Promise<JobRow | undefined> {
+      const at = new Date().toISOString();
+      const candidate = `SELECT id FROM transcriptions
+        WHERE mode IN ('sync', 'async') AND status IN ('created', 'downloading', 'ready', 'processing')
+          AND (lease_expires_at IS NULL OR lease_expires_at < ?)
+        ORDER BY CASE priority WHEN 'lightning' THEN 0 ELSE 1 END, created_at, id
+        LIMIT 1${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`;
+      const sql = `UPDATE transcriptions SET lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1
+        WHERE id = (${candidate}) AND (lease_expires_at IS NULL OR lease_expires_at < ?)
+        RETURNING *`;
+      const result = (await db.raw(sql, [owner, expiry(), at, at])) as JobRow[] | { rows: JobRow[] };
+      const rows = Array.isArray(result) ? result : result.rows;
+      return rows[0];
+    },
+
+    /**
+     * Extends the lease; false when this owner no longer holds it (taken over after an expiry) or the task is no
+     * longer unfinished (cancelled), so the heartbeat also tells a worker to stop.
+     */
+    async renew(id: string, owner: string): Promise<boolean> {
+      const updated = await db('transcriptions')
+        .where({ id, lease_owner: owner })
+        .whereIn('status', [...UNFINISHED])
+        .update({ lease_expires_at: expiry() });
+      return updated > 0;
+    },
+
+    /** Lets go of a task (after a final state, or to hand it back). */
+    async release(id: string, owner: string): Promise<void> {
+      await db('transcriptions')
+        .where({ id, lease_owner: owner })
+        .update({ lease_owner: null, lease_expires_at: null });
+    },
+
+    /**
+     * Moves a held task from one state to the next with more columns; false when the task is no longer in `from`
+     * (cancelled meanwhile) or no longer held by this owner.
+     */
+    async advance(
+      id: string,
+      owner: string,
+      from: TranscriptionRow['status'] | TranscriptionRow['status'][],
+      changes: Partial<JobRow>,
+    ): Promise<boolean> {
+      const states = Array.isArray(from) ? from : [from];
+      const updated = await db('transcriptions')
+        .where({ id, lease_owner: owner })
+        .whereIn('status', states)
+        .update(changes);
+      return updated > 0;
+    },
+
+    /** Cancels a task that is in one of `from` (whoever holds it); false when it is not. */
+    async cancel(id: string, from: TranscriptionRow['status'][], at: string): Promise<boolean> {
+      const updated = await db('transcriptions')
+        .where({ id })
+        .whereIn('status', from)
+        .update({ status: 'cancelled', completed_at: at });
+      return updated > 0;
+    },
+
+    async get(id: string): Promise<JobRow | undefined> {
+      return db<JobRow>('transcriptions').where({ id }).first();
+    },
+
+    /** Unfinished tasks of an account (the per-account concurrency limit). */
+    async countUnfinished(accountId: string): Promise<number> {
+      const [row] = await db('transcriptions')
+        .where({ account_id: accountId })
+        .whereIn('mode', ['sync', 'async'])
+        .whereIn('status', [...UNFINISHED])
+        .count({ n: '*' });
+      return Number(row?.n ?? 0);
+    },
+  };
+}
+
+export type JobQueue = ReturnType<typeof createJobQueue>;

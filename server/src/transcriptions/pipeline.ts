@@ -1,0 +1,204 @@
+// One job, from where it was left to a final state: download (link sources) → probe, limits, reservation → decode
+// to 16 kHz PCM → the speech engine (progress = share of audio decoded) → diarization → capture and `completed`.
+// Every state change is conditional on the state it leaves and on this worker still holding the lease, so a task
+// cancelled meanwhile, or taken over after this worker lost its lease, is left alone; every final state is written
+// only over an unfinished one, so a task ends exactly once. Capture settles the task's reservation, which the ledger
+// does at most once, so a job that is resumed after a crash never charges twice.
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { TranscriptionResult, Word } from '../../../generated/client/types.gen.ts';
+import type { Ledger } from '../billing/ledger.ts';
+import type { PriceTable, TranscriptionConfig } from '../config.ts';
+import { now, parseJson } from '../db/rows.ts';
+import { ApiError } from '../http/api-error.ts';
+import type { AddressGuard } from '../media/address-guard.ts';
+import { DownloadError, downloadToFile } from '../media/download.ts';
+import { decodeToPcm, probeMedia } from '../media/ffmpeg.ts';
+import { diarize } from './diarization/diarize.ts';
+import { EngineError, type EngineTranscript, type TranscriptionEngine } from './engine/engine.ts';
+import { priceOf } from './intake.ts';
+import { UNFINISHED, type JobQueue, type JobRow } from './jobs.ts';
+import { taskErrorOf, taskFailures } from './task-errors.ts';
+import type { TaskFiles } from './task-files.ts';
+
+/** A job taken this many times without ending (it keeps killing its worker) fails instead of looping forever. */
+export const MAX_ATTEMPTS = 3;
+const PROGRESS_INTERVAL_MS = 500;
+
+export interface PipelineDeps {
+  jobs: JobQueue;
+  ledger: Ledger;
+  engine: TranscriptionEngine;
+  files: TaskFiles;
+  prices: PriceTable;
+  config: Pick<TranscriptionConfig, 'asyncMaxBytes' | 'asyncMaxSeconds' | 'downloadTimeoutMs'>;
+  guard: AddressGuard;
+  logger: Logger;
+  /** Called once a task has reached its final state (webhook delivery hooks in here). */
+  onFinal: (task: JobRow) => Promise<void>;
+}
+
+/** Thrown inside the pipeline when the task left the state the job expected (cancelled, or the lease was lost). */
+class Superseded extends Error {}
+
+export function createPipeline(deps: PipelineDeps) {
+  const { jobs, ledger, engine, files, prices, config, logger } = deps;
+
+  async function finish(job: JobRow, owner: string, changes: Partial<JobRow>): Promise<void> {
+    const ended = await jobs.advance(job.id, owner, [...UNFINISHED], {
+      ...changes,
+      completed_at: now(),
+      lease_owner: null,
+      lease_expires_at: null,
+    });
+    await files.remove(job.id);
+    if (ended) await deps.onFinal((await jobs.get(job.id))!);
+  }
+
+  async function fail(job: JobRow, owner: string, error: unknown): Promise<void> {
+    const current = await jobs.get(job.id);
+    if (current?.reservation_id) await ledger.settle(current.reservation_id, 0, 'Transcription failed');
+    await finish(job, owner, { status: 'failed', error: JSON.stringify(taskErrorOf(error)) });
+  }
+
+  async function advanceOrStop(job: JobRow, owner: string, from: JobRow['status'][], changes: Partial<JobRow>) {
+    if (!(await jobs.advance(job.id, owner, from, changes))) throw new Superseded();
+    return { ...job, ...changes } as JobRow;
+  }
+
+  /** created/downloading → ready: fetch the link, probe it, check the async limits, reserve its price. */
+  async function download(job: JobRow, owner: string, signal: AbortSignal): Promise<JobRow> {
+    job = await advanceOrStop(job, owner, ['created', 'downloading'], { status: 'downloading', started_at: now() });
+    await files.prepare(job.id);
+    const target = files.originalPath(job.id);
+    let size: number;
+    try {
+      ({ size } = await downloadToFile(job.source_url!, target, {
+        guard: deps.guard,
+        maxBytes: config.asyncMaxBytes,
+        timeoutMs: config.downloadTimeoutMs,
+        signal,
+      }));
+    } catch (error) {
+      if (error instanceof DownloadError) {
+        throw error.reason === 'too_large'
+          ? taskFailures.fileTooLarge(config.asyncMaxBytes)
+          : taskFailures.downloadFailed(`The media could not be downloaded: ${error.message}`);
+      }
+      throw error;
+    }
+    const probed = await probeMedia(target);
+    if (probed.durationSeconds > config.asyncMaxSeconds)
+      throw taskFailures.durationExceeded(config.asyncMaxSeconds, probed.durationSeconds);
+    const price = priceOf(prices, job.priority, probed.durationSeconds);
+    const reservation = await ledger.reserve(job.account_id, price.amountMinor, `transcription:${job.id}`);
+    const changes = {
+      status: 'ready' as const,
+      media_path: target,
+      file_size: size,
+      duration_seconds: probed.durationSeconds,
+      reservation_id: reservation.id,
+    };
+    if (!(await jobs.advance(job.id, owner, ['downloading'], changes))) {
+      await ledger.settle(reservation.id, 0, 'Transcription cancelled');
+      throw new Superseded();
+    }
+    return { ...job, ...changes };
+  }
+
+  function resultOf(
+    job: JobRow,
+    transcript: EngineTranscript,
+    speakers?: ReturnType<typeof diarize>,
+  ): TranscriptionResult {
+    const words: Word[] = transcript.words.map((w, i) => ({
+      word: w.word,
+      start: w.start,
+      end: w.end,
+      confidence: w.confidence,
+      ...(speakers ? { speaker: speakers.wordSpeakers[i]! } : {}),
+    }));
+    return {
+      text: transcript.text,
+      duration: Math.round((Number(job.duration_seconds ?? transcript.duration) || transcript.duration) * 100) / 100,
+      language: job.language,
+      words,
+      ...(speakers ? { segments: speakers.segments, speakers: speakers.speakers } : {}),
+    };
+  }
+
+  /** ready/processing → completed: decode, recognise, diarize, capture. */
+  async function recognise(job: JobRow, owner: string, signal: AbortSignal): Promise<void> {
+    job = await advanceOrStop(job, owner, ['ready', 'processing'], {
+      status: 'processing',
+      progress: 0,
+      started_at: job.started_at ?? now(),
+    });
+    const pcmPath = files.pcmPath(job.id);
+    await decodeToPcm(job.media_path!, pcmPath, { signal });
+    let lastWrite = 0;
+    let lastProgress = 0;
+    const transcript = await engine.transcribe(
+      { pcmPath, language: job.language, terms: parseJson<string[]>(job.terms) ?? undefined },
+      {
+        signal,
+        onProgress: (fraction) => {
+          const progress = Math.min(99, Math.floor(fraction * 100));
+          if (progress <= lastProgress || Date.now() - lastWrite < PROGRESS_INTERVAL_MS) return;
+          lastWrite = Date.now();
+          lastProgress = progress;
+          void jobs.advance(job.id, owner, ['processing'], { progress }).catch(() => undefined);
+        },
+      },
+    );
+    const speakers = job.diarization ? diarize(pcmOf(await readFile(pcmPath)), transcript.words) : undefined;
+    const result = resultOf(job, transcript, speakers);
+    const price = priceOf(prices, job.priority, result.duration);
+    if (job.reservation_id) {
+      await ledger.settle(
+        job.reservation_id,
+        price.amountMinor,
+        `Transcription, ${price.minutes} min (${job.priority})`,
+      );
+    }
+    await finish(job, owner, {
+      status: 'completed',
+      progress: 100,
+      result: JSON.stringify(result),
+      minutes_billed: price.minutes,
+      cost_minor: price.amountMinor,
+    });
+  }
+
+  return {
+    /** Runs a claimed job until it ends or is superseded; never throws. */
+    async run(job: JobRow, owner: string, signal: AbortSignal): Promise<void> {
+      try {
+        if (job.attempts > MAX_ATTEMPTS) throw taskFailures.taskFailed();
+        if (job.status === 'created' || job.status === 'downloading') job = await download(job, owner, signal);
+        await recognise(job, owner, signal);
+      } catch (error) {
+        if (error instanceof Superseded || signal.aborted) {
+          logger.info({ taskId: job.id }, 'job left alone: cancelled, or its lease was lost or given back');
+          return;
+        }
+        if (error instanceof EngineError && (error.code === 'worker_crashed' || error.code === 'engine_closed')) {
+          // Not the task's fault: the lease is given back and the task runs again (MAX_ATTEMPTS bounds the retries).
+          logger.warn({ err: error, taskId: job.id }, 'engine worker lost; the task will be taken again');
+          return;
+        }
+        if (!(error instanceof ApiError)) logger.error({ err: error, taskId: job.id }, 'transcription job failed');
+        await fail(job, owner, error).catch((err: unknown) =>
+          logger.error({ err, taskId: job.id }, 'could not record the failure; the lease will expire and retry'),
+        );
+      }
+    },
+  };
+}
+
+function pcmOf(buffer: Buffer): Int16Array {
+  const aligned = buffer.byteOffset % 2 === 0 ? buffer : Buffer.from(buffer);
+  return new Int16Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.length / 2));
+}
+
+export type Pipeline = ReturnType<typeof createPipeline>;

@@ -1,0 +1,91 @@
+// The job runner of one server process: as many slots as the engine has workers, each taking the next job from the
+// durable queue, running it under a lease kept alive by a heartbeat, and then looking again. Idle slots sleep until
+// a new task of this process wakes them or the poll interval passes (tasks of other processes, expired leases).
+// Stopping gives every held lease back at once, so another process can resume those tasks without waiting.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { JobQueue } from './jobs.ts';
+import type { Pipeline } from './pipeline.ts';
+
+export interface RunnerOptions {
+  slots: number;
+  leaseMs: number;
+  pollMs: number;
+}
+
+export function createRunner(jobs: JobQueue, pipeline: Pipeline, options: RunnerOptions, logger: Logger) {
+  const owner = `worker-${randomUUID()}`;
+  let running = false;
+  const sleepers = new Set<() => void>();
+  const held = new Map<string, AbortController>();
+  const loops: Promise<void>[] = [];
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      sleepers.add(done);
+    });
+
+  async function work(): Promise<void> {
+    const job = await jobs.claim(owner);
+    if (!job) return sleep(options.pollMs);
+    const controller = new AbortController();
+    held.set(job.id, controller);
+    const heartbeat = setInterval(
+      () => {
+        jobs
+          .renew(job.id, owner)
+          .then((kept) => {
+            if (!kept) controller.abort();
+          })
+          .catch((err: unknown) => logger.warn({ err, taskId: job.id }, 'lease renewal failed'));
+      },
+      Math.max(100, Math.floor(options.leaseMs / 3)),
+    );
+    try {
+      await pipeline.run(job, owner, controller.signal);
+    } finally {
+      clearInterval(heartbeat);
+      held.delete(job.id);
+      await jobs.release(job.id, owner).catch(() => undefined);
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      try {
+        await work();
+      } catch (err) {
+        logger.error({ err }, 'job runner: claiming failed; retrying after the poll interval');
+        await sleep(options.pollMs);
+      }
+    }
+  }
+
+  return {
+    owner,
+    start(): void {
+      if (running) return;
+      running = true;
+      for (let i = 0; i < options.slots; i += 1) loops.push(loop());
+    },
+    /** A task was created: wake an idle slot now instead of at the next poll. */
+    wake(): void {
+      const [first] = sleepers;
+      first?.();
+    },
+    async stop(): Promise<void> {
+      running = false;
+      for (const wakeUp of [...sleepers]) wakeUp();
+      for (const controller of held.values()) controller.abort();
+      await Promise.all(loops.splice(0));
+    },
+  };
+}
+
+export type Runner = ReturnType<typeof createRunner>;

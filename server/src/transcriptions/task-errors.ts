@@ -1,0 +1,39 @@
+// The error object a failed task carries (the v3 error model), made from whatever ended the task: a contract error
+// raised on the way (unsupported_format, duration_exceeded, insufficient_balance, …), a refused or failed download,
+// or an engine failure (task_failed, with no internal detail). The `type` follows the status the same error would
+// have had as an HTTP answer.
+import type { ErrorObject } from '../../../generated/client/types.gen.ts';
+import { ApiError } from '../http/api-error.ts';
+import { errorTypeOf } from '../http/render-error.ts';
+
+export const taskFailures = {
+  downloadFailed: (message: string) => new ApiError(400, 'download_failed', message, 'url'),
+  unsupportedLanguage: (language: string, supported: readonly string[]) =>
+    new ApiError(
+      400,
+      'unsupported_language',
+      `The language ${language} is not supported by the transcription engine; supported: ${supported.join(', ')}.`,
+      'language',
+    ),
+  fileTooLarge: (limitBytes: number) =>
+    new ApiError(400, 'file_too_large', `The file is larger than ${Math.round(limitBytes / 1048576)} MB.`, 'file'),
+  durationExceeded: (limitSeconds: number, actual: number) =>
+    new ApiError(
+      400,
+      'duration_exceeded',
+      `The audio is ${Math.round(actual)} s long; at most ${limitSeconds} s (${limitSeconds / 60} min) are accepted here.`,
+      'file',
+    ),
+  taskFailed: () =>
+    new ApiError(500, 'task_failed', 'Recognition failed; the reservation was released and nothing was charged.'),
+};
+
+export function taskErrorOf(error: unknown): ErrorObject {
+  const known = error instanceof ApiError && error.code !== 'internal_error' ? error : taskFailures.taskFailed();
+  return {
+    type: errorTypeOf(known.status),
+    code: known.code as ErrorObject['code'],
+    message: known.message,
+    param: known.param,
+  };
+}

@@ -1,0 +1,124 @@
+// v3 task operations: create (sync upload, async link or upload), cancel, and the result in a chosen format.
+import type { TranscriptionResult } from '../../../generated/client/types.gen.ts';
+import type { Ledger } from '../billing/ledger.ts';
+import { now, parseJson } from '../db/rows.ts';
+import { ApiError, errors } from '../http/api-error.ts';
+import { accountOf, type HandlerGroup } from '../http/operation.ts';
+import type { Intake } from './intake.ts';
+import type { JobQueue } from './jobs.ts';
+import { parseOutputField, withOutputDefaults } from './output-options.ts';
+import { toTranscription, type TranscriptionStore } from './store.ts';
+import { toSrt, toText, toVtt } from './subtitles.ts';
+import type { TaskFiles } from './task-files.ts';
+
+interface FormFields {
+  language?: string;
+  priority?: 'lightning' | 'queue';
+  diarization?: boolean;
+  output?: string;
+}
+
+const CANCELLABLE = ['created', 'downloading', 'ready'] as const;
+
+export function transcriptionTaskHandlers(
+  intake: Intake,
+  store: TranscriptionStore,
+  jobs: JobQueue,
+  ledger: Ledger,
+  files: TaskFiles,
+): HandlerGroup {
+  return {
+    createSyncTranscription: async (request) => {
+      const fields = request.body as FormFields;
+      if (!request.upload) throw errors.missingParameter('file');
+      const row = await intake.fromUpload(accountOf(request), request.upload, {
+        language: fields.language ?? 'ru',
+        priority: fields.priority ?? 'lightning',
+        diarization: fields.diarization ?? false,
+        output: parseOutputField(fields.output),
+        apiVersion: 'v3',
+        mode: 'sync',
+      });
+      return { status: 200, body: { data: toTranscription(row) } };
+    },
+
+    createAsyncTranscription: async (request) => {
+      const account = accountOf(request);
+      if (request.upload) {
+        const fields = request.body as FormFields;
+        const row = await intake.fromUpload(account, request.upload, {
+          language: fields.language ?? 'ru',
+          priority: fields.priority ?? 'queue',
+          diarization: fields.diarization ?? false,
+          output: parseOutputField(fields.output),
+          apiVersion: 'v3',
+          mode: 'async',
+        });
+        return { status: 202, body: { transcription_id: row.id } };
+      }
+      const body = request.body as {
+        url: string;
+        language?: string;
+        priority?: 'lightning' | 'queue';
+        diarization?: boolean;
+        output?: Parameters<typeof withOutputDefaults>[0];
+      };
+      const row = await intake.fromUrl(account, body.url, {
+        language: body.language ?? 'ru',
+        priority: body.priority ?? 'queue',
+        diarization: body.diarization ?? false,
+        output: withOutputDefaults(body.output),
+        apiVersion: 'v3',
+        mode: 'async',
+      });
+      return { status: 202, body: { transcription_id: row.id } };
+    },
+
+    cancelTranscription: async (request) => {
+      const account = accountOf(request);
+      const task = await store.find(account.id, request.path.id);
+      if (!task) throw errors.notFound('id', 'transcription');
+      const cancelled = await jobs.cancel(task.id, [...CANCELLABLE], now());
+      if (!cancelled) {
+        throw new ApiError(409, 'invalid_state', `A task in status ${task.status} cannot be cancelled.`, 'id');
+      }
+      const row = (await jobs.get(task.id))!;
+      if (row.reservation_id) await ledger.settle(row.reservation_id, 0, 'Transcription cancelled');
+      // A worker that holds the task (downloading) notices at its next step and removes its files itself.
+      if (!row.lease_owner) await files.remove(row.id);
+      return { status: 200, body: { data: toTranscription(row) } };
+    },
+
+    getTranscriptionResult: async (request) => {
+      const task = await store.find(accountOf(request).id, request.path.id);
+      if (!task) throw errors.notFound('id', 'transcription');
+      const result = task.status === 'completed' ? parseJson<TranscriptionResult>(task.result) : null;
+      if (!result) {
+        throw new ApiError(
+          409,
+          'invalid_state',
+          `The task is ${task.status}; a result exists once it is completed.`,
+          'id',
+        );
+      }
+      switch (request.query.format ?? 'json') {
+        case 'srt':
+          return {
+            status: 200,
+            body: toSrt(result) as never,
+            headers: { 'Content-Type': 'application/x-subrip; charset=utf-8' },
+          };
+        case 'vtt':
+          return { status: 200, body: toVtt(result) as never, headers: { 'Content-Type': 'text/vtt; charset=utf-8' } };
+        case 'txt':
+          return {
+            status: 200,
+            body: toText(result) as never,
+            headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+          };
+        default:
+          return { status: 200, body: toTranscription(task).result! };
+      }
+    },
+  };
+}
