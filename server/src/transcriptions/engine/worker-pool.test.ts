@@ -1,6 +1,7 @@
 // The worker pool's own rules, with the PocketSphinx worker as the worker: FIFO order on one worker, a worker that
 // cannot start (bad model path) fails the queued jobs with engine_unavailable and is retried only for the next job,
-// and an idle pool does not keep the process alive (a script that never calls close() still exits).
+// an idle pool does not keep the process alive (a script that never calls close() still exits), and close() lets
+// workers free their decoders and exit by themselves.
 import { spawnSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -24,8 +25,10 @@ function pool(workerData: PocketSphinxWorkerData, size = 1) {
   });
 }
 
-test('one worker runs the queue in FIFO order, one job at a time', async () => {
+test('one worker runs the queue in FIFO order, one job at a time; close() lets it free its decoder and exit', async () => {
   const p = pool({ model: modelPaths() });
+  const exitCodes: number[] = [];
+  for (const worker of p.workers()) worker.on('exit', (code) => exitCodes.push(code));
   try {
     const finished: number[] = [];
     const jobs = [0, 1, 2].map((i) =>
@@ -42,6 +45,7 @@ test('one worker runs the queue in FIFO order, one job at a time', async () => {
   } finally {
     await p.close();
   }
+  assert.equal(exitCodes, [0], 'exited on its own (terminate() gives 1)');
 });
 
 test('a worker that fails to start rejects the queued jobs with engine_unavailable, and is retried per job', async () => {
@@ -50,7 +54,7 @@ test('a worker that fails to start rejects the queued jobs with engine_unavailab
     const errors = await Promise.all(
       [1, 2].map((n) =>
         p.run({ pcmPath: GO_FORWARD.path }).then(
-          () => assert.unreachable(`job ${n} ran`),
+          (): EngineError => assert.unreachable(`job ${n} ran`) as never,
           (error: unknown) => error as EngineError,
         ),
       ),

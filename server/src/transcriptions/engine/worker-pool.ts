@@ -7,7 +7,7 @@
 //    in a loop: the pool tries again when the next job arrives.
 //  - Aborting a job's signal rejects it at once with `cancelled`; a running job is asked to stop (it does so between
 //    segments) and its worker stays busy until it has; one that has not stopped after `cancelGraceMs` is terminated.
-//  - Idle workers are unref'd, so an idle pool does not keep the process alive; close() terminates them all.
+//  - Idle workers are unref'd, so an idle pool does not keep the process alive; close() shuts them all down.
 //
 // TypeScript workers: under `node --import tsx`, Node 20 passes `--import tsx` to worker threads (execArgv is
 // inherited) but the worker's entry module is still resolved without the tsx hooks — `new Worker(new URL('./x.ts',
@@ -41,8 +41,9 @@ interface Task<Job, Result> {
   job: Job;
   resolve: (result: Result) => void;
   reject: (error: Error) => void;
-  onProgress: ((fraction: number) => void) | undefined;
   progress: number;
+  /** Calls the caller's onProgress (errors ignored) and remembers the value. */
+  report: (fraction: number) => void;
   settled: boolean;
   cleanup: () => void;
 }
@@ -80,6 +81,11 @@ export class WorkerPool<Job, Result> {
     return { busy: this.slots.filter((slot) => slot.task).length, queued: this.queue.length };
   }
 
+  /** The live workers (for tests and diagnostics). */
+  workers(): Worker[] {
+    return this.slots.filter((slot) => !slot.dead).map((slot) => slot.worker);
+  }
+
   /** The workers currently running a job (for tests that simulate a crash by terminating one). */
   busyWorkers(): Worker[] {
     return this.slots.filter((slot) => slot.task && !slot.dead).map((slot) => slot.worker);
@@ -93,14 +99,13 @@ export class WorkerPool<Job, Result> {
       const task: Task<Job, Result> = {
         id: this.nextId++,
         job,
-        onProgress,
         progress: 0,
         settled: false,
         resolve: (result) => {
           if (task.settled) return;
           task.settled = true;
           task.cleanup();
-          if (task.progress < 1) task.onProgress?.(1);
+          if (task.progress < 1) task.report(1);
           resolve(result);
         },
         reject: (error) => {
@@ -110,6 +115,14 @@ export class WorkerPool<Job, Result> {
           reject(error);
         },
         cleanup: () => signal?.removeEventListener('abort', onAbort),
+        report: (fraction) => {
+          task.progress = fraction;
+          try {
+            onProgress?.(fraction);
+          } catch {
+            // A failing progress callback is the caller's bug; it must not take the pool (or the process) down.
+          }
+        },
       };
       const onAbort = () => this.cancel(task, signal!);
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -119,7 +132,12 @@ export class WorkerPool<Job, Result> {
     });
   }
 
-  async close(): Promise<void> {
+  /**
+   * Rejects queued and running jobs with `engine_closed`, then lets each worker stop its job and release its resource
+   * (a decoder is ~120 MB of native memory that terminating the thread would leak); a worker that has not exited
+   * after `shutdownGraceMs` is terminated.
+   */
+  async close(shutdownGraceMs = 10_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const task of this.queue.splice(0)) task.reject(this.closedError());
@@ -128,7 +146,12 @@ export class WorkerPool<Job, Result> {
         clearTimeout(slot.cancelTimer);
         slot.task?.reject(this.closedError());
         slot.task = undefined;
-        if (!slot.dead) await slot.worker.terminate();
+        if (slot.dead) return;
+        const exited = new Promise<void>((resolve) => slot.worker.once('exit', () => resolve()));
+        slot.worker.postMessage({ type: 'shutdown' } satisfies ToWorker<Job>);
+        const timer = setTimeout(() => void slot.worker.terminate(), shutdownGraceMs);
+        await exited;
+        clearTimeout(timer);
       }),
     );
   }
@@ -168,10 +191,7 @@ export class WorkerPool<Job, Result> {
     switch (message.type) {
       case 'progress': {
         const fraction = Math.min(1, Math.max(0, message.fraction));
-        if (fraction > task.progress && !task.settled) {
-          task.progress = fraction;
-          task.onProgress?.(fraction);
-        }
+        if (fraction > task.progress && !task.settled) task.report(fraction);
         return;
       }
       case 'done':

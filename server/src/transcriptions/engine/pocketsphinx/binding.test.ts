@@ -121,7 +121,15 @@ test('terms bias the search towards them, insert nothing else, and switching bac
     // the same key again reuses the search (and still biases)
     decoder.setTerms({ key: plan.key, arpaPath: '/nonexistent', weight: plan.weight });
     assert.match(text(dashwood!.pcm), /john dashwood/);
+    // other terms replace that search
+    const other = planTerms(['prudently'], () => true);
+    await writeFile(arpaPath, other.arpa);
+    decoder.setTerms({ key: other.key, arpaPath, weight: other.weight });
+    const replaced = text(dashwood!.pcm);
+    assert.match(replaced, /be prudently in/);
+    assert.not.match(replaced, /dashwood/);
     decoder.setTerms(null);
+    assert.is(text(goForward), 'go forward ten meters');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

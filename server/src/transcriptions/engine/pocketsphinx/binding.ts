@@ -13,8 +13,9 @@
 //  - full_utt=1 is also what makes the model's `-cmn batch` (feat.params) real: fed in chunks, sphinxbase silently
 //    switches batch CMN to a running ("prior") mean that carries over between utterances — after an utterance with a
 //    long silence the next one decoded worse ("go forward and majors"). With full_utt=1 each utterance is normalised
-//    on its own, so results no longer depend on what the decoder decoded before (the text; posteriors still vary by
-//    a few hundredths because the PTM Gaussian top-N selection keeps state between frames).
+//    on its own, so the text no longer depends on what the decoder decoded before. Posteriors still vary between
+//    repeated decodes of the same audio ("ten": 0.19–0.54), probably from state the PTM Gaussian top-N selection
+//    keeps between frames.
 //  - ps_seg_prob is the word's posterior in the lattice (bestpath is on by default) as a log in the decoder's logmath
 //    base; logmath_exp turns it into [0, 1].
 //  - Biasing (see setTerms): the only per-request knob that keeps the n-gram search is a different language model.
@@ -23,6 +24,7 @@
 //    base LM and a tiny unigram LM of the terms, register it as a second search (ps_set_lm) and switch to it; switching
 //    back to "_default" gives exactly the unbiased results again (tested). Building it costs ~0.3–0.5 s (a new
 //    lexicon tree over the union vocabulary).
+//  - Logging is process-global, not per decoder, and not thread-safe (see setPocketSphinxLog).
 import { isMainThread } from 'node:worker_threads';
 import koffi from 'koffi';
 
@@ -120,7 +122,6 @@ function declare() {
     ps_get_lm: ps.func('void *ps_get_lm(void *ps, const char *name)'),
     ps_set_lm: ps.func('int ps_set_lm(void *ps, const char *name, void *lm)'),
     ps_set_search: ps.func('int ps_set_search(void *ps, const char *name)'),
-    ps_unset_search: ps.func('int ps_unset_search(void *ps, const char *name)'),
     ngram_model_read: sb.func('void *ngram_model_read(void *config, const char *path, int type, void *lmath)'),
     ngram_model_set_init: sb.func(
       'void *ngram_model_set_init(void *config, void **models, const char **names, const float *weights, int n)',

@@ -42,7 +42,7 @@ const data = workerData as PocketSphinxWorkerData;
 
 serveJobs<PocketSphinxJob, PocketSphinxResult>(() => {
   const decoder = Decoder.create(data.model);
-  return (job, context) => transcribe(decoder, job, context);
+  return { run: (job, context) => transcribe(decoder, job, context), dispose: () => decoder.free() };
 });
 
 async function transcribe(decoder: Decoder, job: PocketSphinxJob, context: JobContext): Promise<PocketSphinxResult> {
