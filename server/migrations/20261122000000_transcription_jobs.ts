@@ -12,6 +12,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('lease_owner', 64).nullable().comment('The worker holding the task.');
     t.timestamp('lease_expires_at', { useTz: true }).nullable();
     t.integer('attempts').notNullable().defaultTo(0).comment('How many times a worker has taken the task.');
+    t.boolean('event_pending')
+      .notNullable()
+      .defaultTo(false)
+      .comment('Set with the final state, cleared once the webhook event is enqueued (a crash in between is swept).');
     t.index(['status', 'priority', 'created_at'], 'transcriptions_queue_index');
   });
 }
@@ -27,6 +31,7 @@ export async function down(knex: Knex): Promise<void> {
       'lease_owner',
       'lease_expires_at',
       'attempts',
+      'event_pending',
     ]) {
       t.dropColumn(column);
     }

@@ -42,13 +42,11 @@ import { createTaskFiles } from './transcriptions/task-files.ts';
 import { transcriptionTaskHandlers } from './transcriptions/task-handlers.ts';
 import { usageHandlers } from './usage/handlers.ts';
 import { webhookHandlers } from './webhooks/handlers.ts';
-import { createWebhookStore } from './webhooks/store.ts';
+import { createWebhookDelivery } from './webhooks/service.ts';
 
 /** Operations whose pipelines arrive with later issues (transcription, streaming, chat, webhooks delivery). */
 const awaitingLaterIssues: OperationId[] = [
   'createStreamSession',
-  'testWebhook',
-  'listWebhookDeliveries',
   'createChatCompletion',
   'createEmbedding',
   'createOpenAiChatCompletion',
@@ -115,6 +113,12 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   const jobs = createJobQueue(db, { leaseMs: stt.leaseMs });
   const files = createTaskFiles(config.dataDir);
   const transcriptionStore = createTranscriptionStore(db);
+  const webhooks = createWebhookDelivery({
+    db,
+    config: config.webhooks,
+    guard: createAddressGuard(stt.urlAllowHosts),
+    logger,
+  });
   const pipeline = createPipeline({
     jobs,
     ledger,
@@ -124,7 +128,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     config: stt,
     guard: createAddressGuard(stt.urlAllowHosts),
     logger,
-    onFinal: async () => undefined,
+    onFinal: webhooks.onFinal,
   });
   const runner = createRunner(jobs, pipeline, { slots: stt.workers, leaseMs: stt.leaseMs, pollMs: stt.pollMs }, logger);
   const syncLimits = {
@@ -144,6 +148,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
       maxConcurrentJobs: config.maxConcurrentJobs,
     },
     wake: () => runner.wake(),
+    onFinal: webhooks.onFinal,
   });
 
   const handlers = checkHandlers(api, {
@@ -154,7 +159,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     ...usageHandlers(db),
     ...transcriptionReadHandlers(transcriptionStore),
     ...transcriptionTaskHandlers(intake, transcriptionStore, jobs, ledger, files),
-    ...webhookHandlers(createWebhookStore(db)),
+    ...webhookHandlers(webhooks),
     ...adminHandlers(accounts, accountStore, ledger, keys),
     ...notImplementedHandlers(awaitingLaterIssues),
   });
@@ -180,6 +185,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   const server = createServer(koa.callback());
   await mkdir(join(config.dataDir, 'uploads'), { recursive: true });
   runner.start();
+  webhooks.start();
 
   return {
     config,
@@ -190,6 +196,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     async close() {
       await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
       await runner.stop();
+      await webhooks.stop();
       await engine.close();
       await db.destroy();
     },

@@ -38,6 +38,8 @@ export interface Config {
   authCacheMs: number;
   /** The transcription pipeline (issue 4): engine, workers, job leases, async limits, media URL guard. */
   transcription: TranscriptionConfig;
+  /** Webhook delivery (issue 5): retry schedule, request time limit, dispatcher polling and parallel sends. */
+  webhooks: WebhookConfig;
   /** AES-256-GCM key that encrypts v2 secrets at rest (hex, 32 bytes). */
   secretKey: Buffer;
   version: string;
@@ -62,6 +64,20 @@ export interface TranscriptionConfig {
   urlAllowHosts: string[];
 }
 
+export interface WebhookConfig {
+  /** Seconds from one attempt to the next (fractions allowed); one retry per entry after the first attempt. */
+  schedule: number[];
+  /** Time limit of one attempt (address check, connection, answer). */
+  timeoutMs: number;
+  /** How often an idle dispatcher looks for deliveries enqueued by other processes. */
+  pollMs: number;
+  /** Deliveries this process sends at once. */
+  concurrency: number;
+}
+
+/** The contract's default: retries 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h apart (≈ 3 days). */
+export const defaultWebhookSchedule = [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400];
+
 export const defaultPrices: PriceTable = {
   transcribe_queue: 100,
   transcribe_lightning: 200,
@@ -80,6 +96,17 @@ function integer(env: Env, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+function secondsList(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return raw.split(',').map((part) => {
+    const value = Number(part.trim());
+    if (part.trim() === '' || !Number.isFinite(value) || value < 0)
+      throw new Error(`${name} must be comma-separated non-negative seconds, got "${raw}"`);
+    return value;
+  });
 }
 
 /** The secret key comes from SCRIBE_SECRET_KEY or is generated once into the data dir, so restarts keep it. */
@@ -137,6 +164,12 @@ export function loadConfig(env: Env = process.env): Config {
         .split(',')
         .map((host) => host.trim())
         .filter(Boolean),
+    },
+    webhooks: {
+      schedule: secondsList(merged, 'SCRIBE_WEBHOOK_SCHEDULE', defaultWebhookSchedule),
+      timeoutMs: integer(merged, 'SCRIBE_WEBHOOK_TIMEOUT_MS', 15_000) || 15_000,
+      pollMs: integer(merged, 'SCRIBE_WEBHOOK_POLL_MS', 1000) || 1000,
+      concurrency: integer(merged, 'SCRIBE_WEBHOOK_CONCURRENCY', 4) || 1,
     },
     secretKey: loadSecretKey(merged, dataDir),
     version: '0.1.0',

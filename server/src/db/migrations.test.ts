@@ -17,6 +17,16 @@ const TABLES = [
   'webhooks',
   'transcriptions',
   'rate_limits',
+  'webhook_deliveries',
+  'webhook_attempts',
+];
+
+/** Every migration, in order (the list in db/migrations.ts). */
+const ALL = [
+  '20261121210000_core',
+  '20261121220000_rate_limits',
+  '20261122000000_transcription_jobs',
+  '20261122010000_webhook_deliveries',
 ];
 
 async function userTables(db: Database, kind: string): Promise<string[]> {
@@ -73,7 +83,7 @@ for (const kind of databaseKinds) {
       assert.equal(await userTables(db, kind), []);
       await migrateToLatest(db);
       assert.equal(await userTables(db, kind), [...TABLES].sort());
-      assert.equal(await appliedMigrations(db), ['20261121210000_core', '20261121220000_rate_limits']);
+      assert.equal(await appliedMigrations(db), ALL);
       await exercise(db);
 
       await rollbackAll(db);
@@ -82,14 +92,14 @@ for (const kind of databaseKinds) {
 
       await migrateToLatest(db);
       assert.equal(await userTables(db, kind), [...TABLES].sort());
-      assert.equal(await appliedMigrations(db), ['20261121210000_core', '20261121220000_rate_limits']);
+      assert.equal(await appliedMigrations(db), ALL);
       assert.equal(await db('accounts'), [], 'data survived a rollback');
       await exercise(db);
 
       // Migrating an up-to-date database changes nothing.
       await migrateToLatest(db);
       assert.is((await db('accounts')).length, 1);
-      assert.equal(await appliedMigrations(db), ['20261121210000_core', '20261121220000_rate_limits']);
+      assert.equal(await appliedMigrations(db), ALL);
     } finally {
       await db.destroy();
       await database.drop();

@@ -3,11 +3,13 @@ import type { Knex } from 'knex';
 import * as core from '../../migrations/20261121210000_core.ts';
 import * as rateLimits from '../../migrations/20261121220000_rate_limits.ts';
 import * as transcriptionJobs from '../../migrations/20261122000000_transcription_jobs.ts';
+import * as webhookDeliveries from '../../migrations/20261122010000_webhook_deliveries.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '20261121210000_core': core,
   '20261121220000_rate_limits': rateLimits,
   '20261122000000_transcription_jobs': transcriptionJobs,
+  '20261122010000_webhook_deliveries': webhookDeliveries,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

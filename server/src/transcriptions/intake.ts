@@ -61,6 +61,8 @@ export interface IntakeDeps {
   limits: IntakeLimits;
   /** Wakes the job runner (a new task is waiting). */
   wake: () => void;
+  /** A task that is final already when created (failed at intake) hands over its event like the pipeline does. */
+  onFinal: (task: JobRow) => Promise<void>;
 }
 
 export function createIntake(deps: IntakeDeps) {
@@ -113,6 +115,7 @@ export function createIntake(deps: IntakeDeps) {
       lease_owner: null,
       lease_expires_at: null,
       attempts: 0,
+      event_pending: false,
     };
   }
 
@@ -124,12 +127,15 @@ export function createIntake(deps: IntakeDeps) {
 
   /** An async task that failed on intake: recorded as `failed` (nothing reserved, nothing charged). */
   async function insertFailed(row: JobRow, error: unknown): Promise<JobRow> {
-    return insert({
+    const failed = await insert({
       ...row,
       status: 'failed',
       error: JSON.stringify(taskErrorOf(error)),
       completed_at: now(),
+      event_pending: true,
     });
+    await deps.onFinal(failed);
+    return failed;
   }
 
   return {

@@ -16,6 +16,7 @@ export type JobRow = TranscriptionRow & {
   lease_owner: string | null;
   lease_expires_at: string | Date | null;
   attempts: number;
+  event_pending: boolean | number;
 };
 
 /** Unfinished states: a task in one of these is still owed a final state. */

@@ -34,7 +34,7 @@ export interface PipelineDeps {
   config: Pick<TranscriptionConfig, 'asyncMaxBytes' | 'asyncMaxSeconds' | 'downloadTimeoutMs'>;
   guard: AddressGuard;
   logger: Logger;
-  /** Called once a task has reached its final state (webhook delivery hooks in here). */
+  /** Called once a task has reached its final state: hands its event to the webhooks and clears `event_pending`. */
   onFinal: (task: JobRow) => Promise<void>;
 }
 
@@ -45,11 +45,14 @@ export function createPipeline(deps: PipelineDeps) {
   const { jobs, ledger, engine, files, prices, config, logger } = deps;
 
   async function finish(job: JobRow, owner: string, changes: Partial<JobRow>): Promise<void> {
+    // The final state and "its event is still to be sent" are one write; the flag is cleared once the event is in
+    // the webhook queue, and a flag left by a crash in between is swept up (runner.ts), so no event is lost.
     const ended = await jobs.advance(job.id, owner, [...UNFINISHED], {
       ...changes,
       completed_at: now(),
       lease_owner: null,
       lease_expires_at: null,
+      event_pending: true,
     });
     await files.remove(job.id);
     if (ended) await deps.onFinal((await jobs.get(job.id))!);

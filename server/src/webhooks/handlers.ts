@@ -1,14 +1,18 @@
-// Webhook endpoint registration: create (the `whsec_` secret is shown once), list, update, delete. Delivery, the
-// delivery log and test events arrive with the transcription pipeline.
-import { randomBytes, randomUUID } from 'node:crypto';
+// Webhook endpoints: create (the `whsec_` secret is shown once; the URL passes the address guard), list, update
+// (a new URL is checked again; disabling ends the pending event deliveries), delete (its deliveries go with it),
+// test (enqueues a signed test event, 202 with the delivery record) and the delivery log.
+import { randomUUID } from 'node:crypto';
 import { now } from '../db/rows.ts';
 import { errors } from '../http/api-error.ts';
 import { accountOf, type HandlerGroup } from '../http/operation.ts';
-import { toWebhook, type WebhookRow, type WebhookStore } from './store.ts';
+import { toDelivery } from './deliveries.ts';
+import type { WebhookDeliveryService } from './service.ts';
+import { newWebhookSecret } from './signature.ts';
+import { toWebhook, type WebhookRow } from './store.ts';
+import { checkWebhookUrl } from './url-check.ts';
 
-export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
-
-export function webhookHandlers(store: WebhookStore): HandlerGroup {
+export function webhookHandlers(service: WebhookDeliveryService): HandlerGroup {
+  const { store, deliveries, guard } = service;
   const existing = async (accountId: string, id: string): Promise<WebhookRow> => {
     const row = await store.find(accountId, id);
     if (!row) throw errors.notFound('id', 'webhook');
@@ -16,6 +20,7 @@ export function webhookHandlers(store: WebhookStore): HandlerGroup {
   };
   return {
     createWebhook: async (request) => {
+      await checkWebhookUrl(guard, request.body.url);
       const timestamp = now();
       const row: WebhookRow = {
         id: randomUUID(),
@@ -37,6 +42,7 @@ export function webhookHandlers(store: WebhookStore): HandlerGroup {
       const accountId = accountOf(request).id;
       await existing(accountId, request.path.id);
       const { url, events, description, enabled } = request.body;
+      if (url !== undefined) await checkWebhookUrl(guard, url);
       await store.update(accountId, request.path.id, {
         ...(url === undefined ? {} : { url }),
         ...(events === undefined ? {} : { events: JSON.stringify(events) }),
@@ -44,6 +50,8 @@ export function webhookHandlers(store: WebhookStore): HandlerGroup {
         // Re-enabling clears the reason a receiver's 410 left.
         ...(enabled === undefined ? {} : { enabled, disabled_reason: null }),
       });
+      if (enabled === false)
+        await deliveries.failPendingEvents(request.path.id, 'Not sent: the endpoint was disabled.');
       return { status: 200, body: toWebhook(await existing(accountId, request.path.id)) };
     },
     deleteWebhook: async (request) => {
@@ -51,6 +59,15 @@ export function webhookHandlers(store: WebhookStore): HandlerGroup {
       await existing(accountId, request.path.id);
       await store.delete(accountId, request.path.id);
       return { status: 200, body: { id: request.path.id, deleted: true } };
+    },
+    testWebhook: async (request) => {
+      const webhook = await existing(accountOf(request).id, request.path.id);
+      const delivery = await service.enqueueTest(webhook);
+      return { status: 202, body: toDelivery(delivery) };
+    },
+    listWebhookDeliveries: async (request) => {
+      await existing(accountOf(request).id, request.path.id);
+      return { status: 200, body: await deliveries.list(request.path.id, request.query) };
     },
   };
 }

@@ -33,6 +33,14 @@ export function createWebhookStore(db: Database) {
     async insert(row: WebhookRow): Promise<void> {
       await db('webhooks').insert(row);
     },
+    /** Any account's endpoint (the dispatcher). */
+    async get(id: string): Promise<WebhookRow | undefined> {
+      return db<WebhookRow>('webhooks').where({ id }).first();
+    },
+    /** The account's endpoints (enabled or not), to match an event against their subscriptions. */
+    async ofAccount(accountId: string): Promise<WebhookRow[]> {
+      return db<WebhookRow>('webhooks').where({ account_id: accountId });
+    },
     async find(accountId: string, id: string): Promise<WebhookRow | undefined> {
       return db<WebhookRow>('webhooks').where({ account_id: accountId, id }).first();
     },

@@ -1,5 +1,6 @@
 // Webhook registration on SQLite and PostgreSQL: create shows the secret once, list, update (enabled, events), delete,
-// foreign ids are 404, and a blocked account gets 409 on update (the seed) but 403 elsewhere.
+// foreign ids are 404, a blocked account gets 409 on update (the seed) but 403 elsewhere, and URLs of private,
+// loopback or link-local addresses are refused on create and update (this server allows none).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { databaseKinds, useHarness } from '../test-support/harness.ts';
@@ -64,6 +65,47 @@ for (const kind of databaseKinds) {
     });
     assert.is(reply.status, 400);
     assert.is(reply.body.error.param, 'url');
+  });
+
+  test('a private, loopback or link-local url is refused on create and update with param url', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 1 });
+    for (const url of [
+      'http://10.0.0.1/hook',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://127.0.0.1:8080/hook',
+      'http://[::1]/hook',
+      'https://192.168.1.10/hook',
+    ]) {
+      const reply = await h.v3(account.apiKey, 'POST', '/v3/webhooks/create', { json: { ...body, url } });
+      assert.equal(
+        [reply.status, reply.body.error.code, reply.body.error.param],
+        [400, 'invalid_parameter', 'url'],
+        url,
+      );
+      assert.is(reply.body.error.message, 'url points to a private, loopback or link-local address.');
+    }
+    const { id } = (await h.v3(account.apiKey, 'POST', '/v3/webhooks/create', { json: body })).body;
+    const update = await h.v3(account.apiKey, 'POST', `/v3/webhooks/update/${id}`, {
+      json: { url: 'http://10.0.0.1/hook' },
+    });
+    assert.equal([update.status, update.body.error.param], [400, 'url']);
+    const list = await h.v3(account.apiKey, 'GET', '/v3/webhooks/list');
+    assert.equal(
+      list.body.data.map((w: { url: string }) => w.url),
+      [body.url],
+    );
+  });
+
+  test('test and deliveries of a foreign or unknown endpoint are 404', async () => {
+    const h = harness();
+    const owner = await h.provision({ balance: 1 });
+    const other = await h.provision({ balance: 1 });
+    const { id } = (await h.v3(owner.apiKey, 'POST', '/v3/webhooks/create', { json: body })).body;
+    assert.is((await h.v3(other.apiKey, 'POST', `/v3/webhooks/test/${id}`)).status, 404);
+    assert.is((await h.v3(other.apiKey, 'GET', `/v3/webhooks/deliveries/${id}`)).status, 404);
+    const empty = await h.v3(owner.apiKey, 'GET', `/v3/webhooks/deliveries/${id}`);
+    assert.equal([empty.status, empty.body], [200, { data: [], has_more: false, next_cursor: null }]);
   });
 
   test.run();
