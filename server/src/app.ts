@@ -130,7 +130,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     logger,
     onFinal: webhooks.onFinal,
   });
-  const runner = createRunner(jobs, pipeline, { slots: stt.workers, leaseMs: stt.leaseMs, pollMs: stt.pollMs }, logger);
+  const runner = createRunner(jobs, pipeline, { slots: stt.slots, leaseMs: stt.leaseMs, pollMs: stt.pollMs }, logger);
   const syncLimits = {
     maxBytes: limitOf(api, 'createSyncTranscription', 'max_file_bytes'),
     maxSeconds: limitOf(api, 'createSyncTranscription', 'max_duration_seconds'),

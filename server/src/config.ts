@@ -50,8 +50,13 @@ export interface TranscriptionConfig {
   model: string;
   /** Bearer key for an upstream transcription engine. */
   upstreamApiKey: string | undefined;
-  /** Speech-engine worker threads (and jobs run at once by this process). */
+  /** Speech-engine worker threads. */
   workers: number;
+  /**
+   * Jobs this process runs at once: more than the workers, so the next job is downloaded and decoded while the
+   * engine is busy and no worker waits for ffmpeg or the database between jobs.
+   */
+  slots: number;
   /** How long a worker's hold on a job lasts without a heartbeat; a dead worker's job is taken over after it. */
   leaseMs: number;
   /** How often an idle worker looks for jobs created by other processes or left by dead workers. */
@@ -134,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
   const prices = merged.SCRIBE_PRICES
     ? { ...defaultPrices, ...(JSON.parse(merged.SCRIBE_PRICES) as Partial<PriceTable>) }
     : defaultPrices;
+  const workers = integer(merged, 'SCRIBE_WORKERS', availableParallelism()) || availableParallelism();
   return {
     environment,
     port: integer(merged, 'PORT', 8080),
@@ -154,7 +160,8 @@ export function loadConfig(env: Env = process.env): Config {
     transcription: {
       model: merged.SCRIBE_TRANSCRIBE_MODEL || 'pocketsphinx',
       upstreamApiKey: merged.SCRIBE_TRANSCRIBE_API_KEY || undefined,
-      workers: integer(merged, 'SCRIBE_WORKERS', availableParallelism()) || availableParallelism(),
+      workers,
+      slots: integer(merged, 'SCRIBE_JOB_SLOTS', 2 * workers) || 2 * workers,
       leaseMs: integer(merged, 'SCRIBE_JOB_LEASE_MS', 30_000),
       pollMs: integer(merged, 'SCRIBE_JOB_POLL_MS', 1000),
       asyncMaxBytes: integer(merged, 'SCRIBE_ASYNC_MAX_BYTES', 500 * 1024 * 1024),
