@@ -271,7 +271,9 @@ export const listApiKeys = <ThrowOnError extends boolean = false>(options?: Opti
  * Revoke an API key
  *
  * Extension (the interface document does not show how keys are revoked): revokes one of the calling account's v3
- * API keys at once; requests with it then answer 401 `invalid_api_key`. A key may revoke itself. Revoking a key
+ * API keys at once; requests with it then answer 401 `invalid_api_key` (on a deployment of several server
+ * processes, the others may accept it for a few more seconds: the reference server remembers authenticated keys
+ * for `SCRIBE_AUTH_CACHE_MS`, 2 s by default). A key may revoke itself. Revoking a key
  * that is already revoked changes nothing and returns it again (same `revoked_at`). An absent or foreign id is
  * 404. The request has no body.
  *

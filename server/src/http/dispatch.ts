@@ -177,7 +177,7 @@ export function dispatch(deps: DispatchDeps) {
       : await run();
 
     // Text replies (subtitles) are strings by their schemas; the JSON ones are checked against the contract.
-    const textReply = /^(?!application\/json)/.test(reply.headers?.['Content-Type'] ?? 'application/json');
+    const textReply = !(reply.headers?.['Content-Type'] ?? 'application/json').startsWith('application/json');
     if (deps.validateResponses && textReply && typeof reply.body !== 'string') {
       throw new ApiError(500, 'internal_error', `Response of ${operationId} is not text.`);
     }

@@ -4,13 +4,12 @@
 // limit holds while streaming, the whole download has one deadline, and a failed download leaves no file behind.
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { UrlRefusedError, type AddressGuard, type CheckedAddress } from './address-guard.ts';
 import { megabytes } from './megabytes.ts';
+import { abortable, requestPinned } from './pinned-request.ts';
 
 export type DownloadFailure =
   | 'refused'
@@ -56,52 +55,12 @@ export interface DownloadResult {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
-  });
-}
-
 /** One GET to the checked address; resolves with the response head. */
 function get(url: URL, target: CheckedAddress, signal: AbortSignal): Promise<IncomingMessage> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  };
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const request = client.request(
-      {
-        protocol: url.protocol,
-        hostname: host,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
-        headers: { 'user-agent': 'Scribe/0.1 (media download)', accept: '*/*', 'accept-encoding': 'identity' },
-        // A fresh connection per hop: a pooled socket would skip `lookup` and could point elsewhere.
-        agent: false,
-        lookup,
-        servername: isIP(host) ? undefined : host,
-        signal,
-      },
-      resolve,
-    );
-    request.on('error', reject);
-    request.end();
+  return requestPinned(url, target, {
+    method: 'GET',
+    headers: { 'user-agent': 'Scribe/0.1 (media download)', accept: '*/*', 'accept-encoding': 'identity' },
+    signal,
   });
 }
 

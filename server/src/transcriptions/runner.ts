@@ -4,6 +4,7 @@
 // Stopping gives every held lease back at once, so another process can resume those tasks without waiting.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { createPollingLoops } from '../background/polling-loops.ts';
 import type { JobQueue } from './jobs.ts';
 import type { Pipeline } from './pipeline.ts';
 
@@ -15,25 +16,12 @@ export interface RunnerOptions {
 
 export function createRunner(jobs: JobQueue, pipeline: Pipeline, options: RunnerOptions, logger: Logger) {
   const owner = `worker-${randomUUID()}`;
-  let running = false;
-  const sleepers = new Set<() => void>();
   const held = new Map<string, AbortController>();
-  const loops: Promise<void>[] = [];
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      sleepers.add(done);
-    });
+  const loops = createPollingLoops({ count: options.slots, pollMs: options.pollMs, name: 'job runner', logger });
 
   async function work(): Promise<void> {
     const job = await jobs.claim(owner);
-    if (!job) return sleep(options.pollMs);
+    if (!job) return loops.sleep(options.pollMs);
     const controller = new AbortController();
     held.set(job.id, controller);
     const heartbeat = setInterval(
@@ -56,34 +44,19 @@ export function createRunner(jobs: JobQueue, pipeline: Pipeline, options: Runner
     }
   }
 
-  async function loop(): Promise<void> {
-    while (running) {
-      try {
-        await work();
-      } catch (err) {
-        logger.error({ err }, 'job runner: claiming failed; retrying after the poll interval');
-        await sleep(options.pollMs);
-      }
-    }
-  }
-
   return {
     owner,
     start(): void {
-      if (running) return;
-      running = true;
-      for (let i = 0; i < options.slots; i += 1) loops.push(loop());
+      loops.start(work);
     },
     /** A task was created: wake an idle slot now instead of at the next poll. */
     wake(): void {
-      const [first] = sleepers;
-      first?.();
+      loops.wakeOne();
     },
     async stop(): Promise<void> {
-      running = false;
-      for (const wakeUp of [...sleepers]) wakeUp();
-      for (const controller of held.values()) controller.abort();
-      await Promise.all(loops.splice(0));
+      await loops.stop(() => {
+        for (const controller of held.values()) controller.abort();
+      });
     },
   };
 }

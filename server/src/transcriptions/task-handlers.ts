@@ -1,21 +1,34 @@
 // v3 task operations: create (sync upload, async link or upload), cancel, and the result in a chosen format.
-import type { TranscriptionResult } from '../../../generated/client/types.gen.ts';
+import type {
+  AsyncTranscriptionJsonRequest,
+  AsyncTranscriptionMultipartRequest,
+  OutputOptions,
+  SyncTranscriptionRequest,
+  TranscriptionResult,
+} from '../../../generated/client/types.gen.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { now, parseJson } from '../db/rows.ts';
 import { ApiError, errors } from '../http/api-error.ts';
 import { accountOf, type HandlerGroup } from '../http/operation.ts';
-import type { Intake } from './intake.ts';
+import type { Intake, TaskOptions } from './intake.ts';
 import type { JobQueue } from './jobs.ts';
 import { parseOutputField, withOutputDefaults } from './output-options.ts';
 import { toTranscription, type TranscriptionStore } from './store.ts';
 import { toSrt, toText, toVtt } from './subtitles.ts';
 import type { TaskFiles } from './task-files.ts';
 
-interface FormFields {
-  language?: string;
-  priority?: 'lightning' | 'queue';
-  diarization?: boolean;
-  output?: string;
+type TaskFields = SyncTranscriptionRequest | AsyncTranscriptionMultipartRequest | AsyncTranscriptionJsonRequest;
+
+/** A create request's options with the contract's defaults (sync defaults to `lightning`, async to `queue`). */
+function optionsOf(fields: TaskFields, mode: 'sync' | 'async', output: OutputOptions): TaskOptions {
+  return {
+    language: fields.language ?? 'ru',
+    priority: fields.priority ?? (mode === 'sync' ? 'lightning' : 'queue'),
+    diarization: fields.diarization ?? false,
+    output,
+    apiVersion: 'v3',
+    mode,
+  };
 }
 
 const CANCELLABLE = ['created', 'downloading', 'ready'] as const;
@@ -29,48 +42,24 @@ export function transcriptionTaskHandlers(
 ): HandlerGroup {
   return {
     createSyncTranscription: async (request) => {
-      const fields = request.body as FormFields;
       if (!request.upload) throw errors.missingParameter('file');
-      const row = await intake.fromUpload(accountOf(request), request.upload, {
-        language: fields.language ?? 'ru',
-        priority: fields.priority ?? 'lightning',
-        diarization: fields.diarization ?? false,
-        output: parseOutputField(fields.output),
-        apiVersion: 'v3',
-        mode: 'sync',
-      });
+      const fields = request.body;
+      const options = optionsOf(fields, 'sync', parseOutputField(fields.output));
+      const row = await intake.fromUpload(accountOf(request), request.upload, options);
       return { status: 200, body: { data: toTranscription(row) } };
     },
 
     createAsyncTranscription: async (request) => {
       const account = accountOf(request);
       if (request.upload) {
-        const fields = request.body as FormFields;
-        const row = await intake.fromUpload(account, request.upload, {
-          language: fields.language ?? 'ru',
-          priority: fields.priority ?? 'queue',
-          diarization: fields.diarization ?? false,
-          output: parseOutputField(fields.output),
-          apiVersion: 'v3',
-          mode: 'async',
-        });
+        // A multipart form (the SDK types the JSON variant of this body).
+        const fields = request.body as unknown as AsyncTranscriptionMultipartRequest;
+        const options = optionsOf(fields, 'async', parseOutputField(fields.output));
+        const row = await intake.fromUpload(account, request.upload, options);
         return { status: 202, body: { transcription_id: row.id } };
       }
-      const body = request.body as {
-        url: string;
-        language?: string;
-        priority?: 'lightning' | 'queue';
-        diarization?: boolean;
-        output?: Parameters<typeof withOutputDefaults>[0];
-      };
-      const row = await intake.fromUrl(account, body.url, {
-        language: body.language ?? 'ru',
-        priority: body.priority ?? 'queue',
-        diarization: body.diarization ?? false,
-        output: withOutputDefaults(body.output),
-        apiVersion: 'v3',
-        mode: 'async',
-      });
+      const body = request.body;
+      const row = await intake.fromUrl(account, body.url, optionsOf(body, 'async', withOutputDefaults(body.output)));
       return { status: 202, body: { transcription_id: row.id } };
     },
 

@@ -91,21 +91,49 @@ export interface AttemptRecord {
   error: string | null;
 }
 
+const attemptRow = (delivery: DeliveryRow, record: AttemptRecord): AttemptRow => ({
+  id: randomUUID(),
+  delivery_id: delivery.id,
+  number: Number(delivery.attempts) + 1,
+  started_at: record.startedAt,
+  duration_ms: Math.round(record.durationMs),
+  response_status: record.responseStatus,
+  error: record.error,
+});
+
+/** Logs one attempt and moves the held delivery to its outcome (in the caller's transaction). */
+async function recordAttempt(
+  trx: Database,
+  delivery: DeliveryRow,
+  owner: string,
+  record: AttemptRecord,
+  outcome: {
+    status: WebhookDelivery['status'];
+    lastError: string | null;
+    nextAttemptAt: string | null;
+    completedAt: string | null;
+  },
+): Promise<void> {
+  await trx('webhook_attempts').insert(attemptRow(delivery, record));
+  await trx('webhook_deliveries')
+    .where({ id: delivery.id, lease_owner: owner, status: 'pending' })
+    .update({
+      status: outcome.status,
+      attempts: Number(delivery.attempts) + 1,
+      response_status: record.responseStatus,
+      last_error: outcome.lastError,
+      next_attempt_at: outcome.nextAttemptAt,
+      completed_at: outcome.completedAt,
+      lease_owner: null,
+      lease_expires_at: null,
+    });
+}
+
 export function createDeliveryStore(db: Database, options: { leaseMs: number }) {
   const postgres = databaseKind(db) === 'postgres';
   const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
   const held = (id: string, owner: string) =>
     db('webhook_deliveries').where({ id, lease_owner: owner, status: 'pending' });
-
-  const attemptRow = (delivery: DeliveryRow, record: AttemptRecord): AttemptRow => ({
-    id: randomUUID(),
-    delivery_id: delivery.id,
-    number: Number(delivery.attempts) + 1,
-    started_at: record.startedAt,
-    duration_ms: Math.round(record.durationMs),
-    response_status: record.responseStatus,
-    error: record.error,
-  });
 
   return {
     /** Stores deliveries; one per task, type and endpoint (a repeated report of the same final state adds none). */
@@ -165,19 +193,12 @@ export function createDeliveryStore(db: Database, options: { leaseMs: number }) 
     /** Logs an attempt and ends the delivery as `succeeded`. */
     async succeeded(delivery: DeliveryRow, owner: string, record: AttemptRecord): Promise<void> {
       await db.transaction(async (trx) => {
-        await trx('webhook_attempts').insert(attemptRow(delivery, record));
-        await trx('webhook_deliveries')
-          .where({ id: delivery.id, lease_owner: owner, status: 'pending' })
-          .update({
-            status: 'succeeded',
-            attempts: Number(delivery.attempts) + 1,
-            response_status: record.responseStatus,
-            last_error: null,
-            next_attempt_at: null,
-            completed_at: now(),
-            lease_owner: null,
-            lease_expires_at: null,
-          });
+        await recordAttempt(trx, delivery, owner, record, {
+          status: 'succeeded',
+          lastError: null,
+          nextAttemptAt: null,
+          completedAt: now(),
+        });
       });
     },
 
@@ -192,19 +213,12 @@ export function createDeliveryStore(db: Database, options: { leaseMs: number }) 
       retryAt: string | undefined,
     ): Promise<void> {
       await db.transaction(async (trx) => {
-        await trx('webhook_attempts').insert(attemptRow(delivery, record));
-        await trx('webhook_deliveries')
-          .where({ id: delivery.id, lease_owner: owner, status: 'pending' })
-          .update({
-            status: retryAt ? 'pending' : 'failed',
-            attempts: Number(delivery.attempts) + 1,
-            response_status: record.responseStatus,
-            last_error: record.error,
-            next_attempt_at: retryAt ?? null,
-            completed_at: retryAt ? null : now(),
-            lease_owner: null,
-            lease_expires_at: null,
-          });
+        await recordAttempt(trx, delivery, owner, record, {
+          status: retryAt ? 'pending' : 'failed',
+          lastError: record.error,
+          nextAttemptAt: retryAt ?? null,
+          completedAt: retryAt ? null : now(),
+        });
       });
     },
 
@@ -215,19 +229,12 @@ export function createDeliveryStore(db: Database, options: { leaseMs: number }) 
     async gone(delivery: DeliveryRow, owner: string, record: AttemptRecord, reason: string): Promise<void> {
       const at = now();
       await db.transaction(async (trx) => {
-        await trx('webhook_attempts').insert(attemptRow(delivery, record));
-        await trx('webhook_deliveries')
-          .where({ id: delivery.id, lease_owner: owner, status: 'pending' })
-          .update({
-            status: 'failed',
-            attempts: Number(delivery.attempts) + 1,
-            response_status: record.responseStatus,
-            last_error: record.error,
-            next_attempt_at: null,
-            completed_at: at,
-            lease_owner: null,
-            lease_expires_at: null,
-          });
+        await recordAttempt(trx, delivery, owner, record, {
+          status: 'failed',
+          lastError: record.error,
+          nextAttemptAt: null,
+          completedAt: at,
+        });
         await trx('webhooks')
           .where({ id: delivery.webhook_id })
           .update({ enabled: false, disabled_reason: reason, updated_at: at });

@@ -6,6 +6,7 @@
 // flight and gives their leases back unrecorded, so the next process sends them again with the same webhook-id.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { createPollingLoops } from '../background/polling-loops.ts';
 import type { WebhookConfig } from '../config.ts';
 import { toBool } from '../db/rows.ts';
 import type { AddressGuard } from '../media/address-guard.ts';
@@ -30,27 +31,18 @@ export interface DispatcherDeps {
 export function createDispatcher(deps: DispatcherDeps) {
   const { deliveries, webhooks, guard, config, logger } = deps;
   const owner = `webhooks-${randomUUID()}`;
-  let running = false;
-  const sleepers = new Set<() => void>();
   const inFlight = new Set<AbortController>();
-  const loops: Promise<void>[] = [];
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (!running) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      sleepers.add(done);
-    });
+  const loops = createPollingLoops({
+    count: config.concurrency,
+    pollMs: config.pollMs,
+    name: 'webhook dispatcher',
+    logger,
+  });
 
   async function idle(): Promise<void> {
     const due = await deliveries.nextDue();
     const wait = due === undefined ? config.pollMs : Math.min(config.pollMs, due - Date.now());
-    await sleep(Math.max(MIN_SLEEP_MS, wait));
+    await loops.sleep(Math.max(MIN_SLEEP_MS, wait));
   }
 
   /** The next attempt's due time after `made` attempts, or undefined when the schedule is used up. */
@@ -126,33 +118,19 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  async function loop(): Promise<void> {
-    while (running) {
-      try {
-        await work();
-      } catch (err) {
-        logger.error({ err }, 'webhook dispatcher: claiming failed; retrying after the poll interval');
-        await sleep(config.pollMs);
-      }
-    }
-  }
-
   return {
     owner,
     start(): void {
-      if (running) return;
-      running = true;
-      for (let i = 0; i < config.concurrency; i += 1) loops.push(loop());
+      loops.start(work);
     },
     /** A delivery was enqueued by this process: idle loops look now instead of at the next poll. */
     wake(): void {
-      for (const wakeUp of [...sleepers]) wakeUp();
+      loops.wakeAll();
     },
     async stop(): Promise<void> {
-      running = false;
-      for (const wakeUp of [...sleepers]) wakeUp();
-      for (const controller of inFlight) controller.abort();
-      await Promise.all(loops.splice(0));
+      await loops.stop(() => {
+        for (const controller of inFlight) controller.abort();
+      });
     },
   };
 }

@@ -2,10 +2,9 @@
 // stale: DNS changes), and the socket connects to exactly the address the guard approved (a fixed `lookup`), so a
 // second DNS answer cannot point the request at an internal host. Redirects are not followed. The attempt has one
 // deadline for the address check, the connection and the answer's status line; the answer's body is ignored.
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { UrlRefusedError, type AddressGuard, type CheckedAddress } from '../media/address-guard.ts';
+import { abortable, requestPinned } from '../media/pinned-request.ts';
 
 export interface SendOptions {
   guard: AddressGuard;
@@ -33,55 +32,16 @@ function post(
   body: string,
   signal: AbortSignal,
 ): Promise<IncomingMessage> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  };
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const request = client.request(
-      {
-        protocol: url.protocol,
-        hostname: host,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-          'user-agent': USER_AGENT,
-          ...headers,
-        },
-        // A fresh connection per attempt: a pooled socket would skip `lookup` and could point elsewhere.
-        agent: false,
-        lookup,
-        servername: isIP(host) ? undefined : host,
-        signal,
-      },
-      resolve,
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('aborted'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
+  return requestPinned(url, target, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'user-agent': USER_AGENT,
+      ...headers,
+    },
+    body,
+    signal,
   });
 }
 
