@@ -1102,7 +1102,7 @@ export const ModelSchema = {
         },
         languages: {
             type: 'array',
-            description: 'Language codes the model accepts; present on `transcription` models.',
+            description: 'Language codes the model accepts; present on `transcription` models. Extension: absent when the engine accepts\nany well-formed language code and lets its upstream decide (an `openai-compatible` engine without a language\nlist).\n',
             items: {
                 type: 'string',
                 minLength: 2,

@@ -597,7 +597,10 @@ export type Model = {
      */
     context_window?: number;
     /**
-     * Language codes the model accepts; present on `transcription` models.
+     * Language codes the model accepts; present on `transcription` models. Extension: absent when the engine accepts
+     * any well-formed language code and lets its upstream decide (an `openai-compatible` engine without a language
+     * list).
+     *
      */
     languages?: Array<string>;
     status: ModelStatus;

@@ -35,11 +35,14 @@ import { createTranscriptionEngine } from './transcriptions/engines.ts';
 import { transcriptionReadHandlers } from './transcriptions/handlers.ts';
 import { createIntake } from './transcriptions/intake.ts';
 import { createJobQueue } from './transcriptions/jobs.ts';
+import { openAiTranscriptionHandlers } from './transcriptions/openai-transcription-handlers.ts';
 import { createPipeline } from './transcriptions/pipeline.ts';
 import { createRunner, type Runner } from './transcriptions/runner.ts';
 import { createTranscriptionStore } from './transcriptions/store.ts';
 import { createTaskFiles } from './transcriptions/task-files.ts';
 import { transcriptionTaskHandlers } from './transcriptions/task-handlers.ts';
+import { createResultLinks } from './transcriptions/v2/result-links.ts';
+import { v2TranscriptionHandlers } from './transcriptions/v2/v2-handlers.ts';
 import { usageHandlers } from './usage/handlers.ts';
 import { webhookHandlers } from './webhooks/handlers.ts';
 import { createWebhookDelivery } from './webhooks/service.ts';
@@ -51,12 +54,8 @@ const awaitingLaterIssues: OperationId[] = [
   'createEmbedding',
   'createOpenAiChatCompletion',
   'createOpenAiEmbedding',
-  'createOpenAiAudioTranscription',
   'createV2ChatCompletion',
   'createV2TranscriptChatCompletion',
-  'createV2Transcription',
-  'getV2Transcription',
-  'downloadV2TranscriptionResult',
 ];
 
 export interface App {
@@ -159,6 +158,18 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     ...usageHandlers(db),
     ...transcriptionReadHandlers(transcriptionStore),
     ...transcriptionTaskHandlers(intake, transcriptionStore, jobs, ledger, files),
+    ...openAiTranscriptionHandlers(intake, jobs, {
+      maxBytes: limitOf(api, 'createOpenAiAudioTranscription', 'max_file_bytes'),
+      maxSeconds: stt.asyncMaxSeconds,
+    }),
+    ...v2TranscriptionHandlers({
+      intake,
+      store: transcriptionStore,
+      jobs,
+      links: createResultLinks(config.secretKey, config.resultLinkTtlSeconds),
+      publicUrl: config.publicUrl,
+      fallbackOrigin: `http://${config.host}:${config.port}`,
+    }),
     ...webhookHandlers(webhooks),
     ...adminHandlers(accounts, accountStore, ledger, keys),
     ...notImplementedHandlers(awaitingLaterIssues),

@@ -38,6 +38,8 @@ export interface Config {
   authCacheMs: number;
   /** The transcription pipeline (issue 4): engine, workers, job leases, async limits, media URL guard. */
   transcription: TranscriptionConfig;
+  /** v2 result links (`results.text|json|pdf`): how long a link issued by a read stays valid, in seconds. */
+  resultLinkTtlSeconds: number;
   /** Webhook delivery (issue 5): retry schedule, request time limit, dispatcher polling and parallel sends. */
   webhooks: WebhookConfig;
   /** AES-256-GCM key that encrypts v2 secrets at rest (hex, 32 bytes). */
@@ -172,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
         .map((host) => host.trim())
         .filter(Boolean),
     },
+    resultLinkTtlSeconds: integer(merged, 'SCRIBE_RESULT_LINK_TTL_S', 3600) || 3600,
     webhooks: {
       schedule: secondsList(merged, 'SCRIBE_WEBHOOK_SCHEDULE', defaultWebhookSchedule),
       timeoutMs: integer(merged, 'SCRIBE_WEBHOOK_TIMEOUT_MS', 15_000) || 15_000,

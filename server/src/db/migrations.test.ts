@@ -27,6 +27,7 @@ const ALL = [
   '20261121220000_rate_limits',
   '20261122000000_transcription_jobs',
   '20261122010000_webhook_deliveries',
+  '20261122020000_v2_analysis',
 ];
 
 async function userTables(db: Database, kind: string): Promise<string[]> {

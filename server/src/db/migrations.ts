@@ -4,12 +4,14 @@ import * as core from '../../migrations/20261121210000_core.ts';
 import * as rateLimits from '../../migrations/20261121220000_rate_limits.ts';
 import * as transcriptionJobs from '../../migrations/20261122000000_transcription_jobs.ts';
 import * as webhookDeliveries from '../../migrations/20261122010000_webhook_deliveries.ts';
+import * as v2Analysis from '../../migrations/20261122020000_v2_analysis.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '20261121210000_core': core,
   '20261121220000_rate_limits': rateLimits,
   '20261122000000_transcription_jobs': transcriptionJobs,
   '20261122010000_webhook_deliveries': webhookDeliveries,
+  '20261122020000_v2_analysis': v2Analysis,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,8 +1,11 @@
 // Errors are values of the contract's error model, created here and rendered in one place (render-error.ts).
 import type { ErrorCode } from '../../../generated/client/types.gen.ts';
 
-/** The contract's codes plus `not_implemented`, which engine operations answer until their issues land. */
-export type ServerErrorCode = ErrorCode | 'not_implemented';
+/**
+ * The contract's codes plus `not_implemented`, which engine operations answer until their issues land, and
+ * `invalid_link`, a refused v2 result link (v2 bodies carry no code: it is rendered as FORBIDDEN).
+ */
+export type ServerErrorCode = ErrorCode | 'not_implemented' | 'invalid_link';
 
 export class ApiError extends Error {
   constructor(

@@ -10,6 +10,7 @@ import { authenticate, schemeOf, type AuthDeps } from './auth.ts';
 import type { AccountRow } from '../accounts/store.ts';
 import { readMultipartUpload, removeUpload, type MultipartUpload } from '../media/multipart.ts';
 import { mediaTypeOf, parseJsonBody, readRawBody } from './body.ts';
+import { exclusiveFieldsError } from './exclusive-fields.ts';
 import { formBody } from './form-body.ts';
 import type { RouteMatch, Router } from './contract.ts';
 import { requestHash, type IdempotencyStore } from './idempotency.ts';
@@ -133,7 +134,7 @@ export function dispatch(deps: DispatchDeps) {
   ): Promise<void> {
     const body = upload
       ? formBody(
-          upload.fields,
+          { ...upload.fields, ...upload.lists },
           upload.file ? { field: 'file', filename: upload.file.filename } : undefined,
           multipartSchemaOf(operation),
         )
@@ -151,6 +152,8 @@ export function dispatch(deps: DispatchDeps) {
         mediaType,
       });
       if (result.errors.length > 0) {
+        const exclusive = exclusiveFieldsError(result.errors, bodySchemaOf(operation, mediaType));
+        if (exclusive) throw exclusive;
         const [first] = errorsOfChosenVariant(result.errors, operation, body);
         throw validationError(first!, operation, ctx.path, body);
       }
@@ -176,10 +179,21 @@ export function dispatch(deps: DispatchDeps) {
       ? await runOnce(deps.idempotency, account!.id, idempotencyKey, operationId, rawBody, run, ctx)
       : await run();
 
-    // Text replies (subtitles) are strings by their schemas; the JSON ones are checked against the contract.
-    const textReply = !(reply.headers?.['Content-Type'] ?? 'application/json').startsWith('application/json');
-    if (deps.validateResponses && textReply && typeof reply.body !== 'string') {
-      throw new ApiError(500, 'internal_error', `Response of ${operationId} is not text.`);
+    // Text replies (subtitles) are strings by their schemas and binary ones (PDF) buffers; the JSON ones are checked
+    // against the contract.
+    const contentType = reply.headers?.['Content-Type'] ?? 'application/json';
+    const textReply = !contentType.startsWith('application/json');
+    const binaryReply = contentType.startsWith('application/pdf');
+    if (
+      deps.validateResponses &&
+      textReply &&
+      !(binaryReply ? Buffer.isBuffer(reply.body) : typeof reply.body === 'string')
+    ) {
+      throw new ApiError(
+        500,
+        'internal_error',
+        `Response of ${operationId} is not ${binaryReply ? 'binary' : 'text'}.`,
+      );
     }
     if (deps.validateResponses && !textReply) {
       const check = deps.api.validateResponse(reply.body, operation, reply.status);
@@ -203,12 +217,20 @@ export function dispatch(deps: DispatchDeps) {
   return handleOperation;
 }
 
-function multipartSchemaOf(operation: RouteMatch['operation']) {
+function bodySchemaOf(operation: RouteMatch['operation'], mediaType: string) {
   return (
     operation.requestBody as
-      { content?: Record<string, { schema?: { properties?: Record<string, { type?: string }> } }> } | undefined
-  )?.content?.['multipart/form-data']?.schema;
+      | {
+          content?: Record<
+            string,
+            { schema?: { properties?: Record<string, { type?: string }>; oneOf?: { required?: string[] }[] } }
+          >;
+        }
+      | undefined
+  )?.content?.[mediaType]?.schema;
 }
+
+const multipartSchemaOf = (operation: RouteMatch['operation']) => bodySchemaOf(operation, 'multipart/form-data');
 
 function acceptsIdempotencyKey(operation: RouteMatch['operation']): boolean {
   return (operation.parameters ?? []).some((p) => 'name' in p && p.name === 'Idempotency-Key');

@@ -47,7 +47,9 @@ export function createModelRegistry(
       created: CREATED,
       owned_by: 'scribe',
       type: 'transcription',
-      languages: [...transcription.languages],
+      // An engine that accepts any language (["*"], an upstream that decides) lists none: the contract's codes are
+      // real language codes.
+      ...(transcription.languages.includes('*') ? {} : { languages: [...transcription.languages] }),
       engine: transcription.kind,
       status: 'available',
     },

@@ -25,6 +25,10 @@ export interface TaskOptions {
   diarization: boolean;
   output: OutputOptions;
   terms?: string[];
+  /** The operation's own limits, where they are not its mode's (the OpenAI endpoint: sync, with the async duration). */
+  limits?: { maxBytes: number; maxSeconds: number };
+  /** v2 `prompt`: an analysis of the finished transcript. */
+  aiPrompt?: string;
   apiVersion: 'v3' | 'v2';
   mode: 'sync' | 'async';
 }
@@ -116,6 +120,8 @@ export function createIntake(deps: IntakeDeps) {
       lease_expires_at: null,
       attempts: 0,
       event_pending: false,
+      ai_prompt: options.aiPrompt ?? null,
+      ai_analysis: null,
     };
   }
 
@@ -142,7 +148,7 @@ export function createIntake(deps: IntakeDeps) {
     /** A task from an uploaded file (sync, or async multipart). The upload is moved into the task's folder. */
     async fromUpload(account: AccountRow, upload: UploadedFile, options: TaskOptions): Promise<JobRow> {
       const sync = options.mode === 'sync';
-      const limit = sync ? limits.sync : limits.async;
+      const limit = options.limits ?? (sync ? limits.sync : limits.async);
       await checkConcurrency(account);
       if (!sync) await refuseWhenNothingAvailable(account);
       const row = { ...baseRow(account, options, 'upload', upload.filename), file_size: upload.size };

@@ -31,6 +31,9 @@ export interface TranscriptionRow {
   created_at: string | Date;
   started_at: string | Date | null;
   completed_at: string | Date | null;
+  /** v2 only: the analysis asked for at creation, and its answer (JSON `AiAnalysis`) once produced. */
+  ai_prompt: string | null;
+  ai_analysis: string | null;
 }
 
 /**

@@ -13,7 +13,8 @@ interface Cue {
   speaker?: string;
 }
 
-function cuesOf(result: TranscriptionResult): Cue[] {
+/** The transcript's cues (also the segments of the OpenAI `verbose_json` answer, so both agree). */
+export function cuesOf(result: TranscriptionResult): Cue[] {
   const names = new Map((result.speakers ?? []).map((s) => [s.id, s.name]));
   if (result.segments && result.segments.length > 0) {
     return result.segments.map((s) => ({ start: s.start, end: s.end, text: s.text, speaker: names.get(s.speaker) }));

@@ -4,6 +4,7 @@
 // have had as an HTTP answer.
 import type { ErrorObject } from '../../../generated/client/types.gen.ts';
 import { ApiError } from '../http/api-error.ts';
+import { EngineError } from './engine/engine.ts';
 import { errorTypeOf } from '../http/render-error.ts';
 
 export const taskFailures = {
@@ -24,12 +25,26 @@ export const taskFailures = {
       `The audio is ${Math.round(actual)} s long; at most ${limitSeconds} s (${limitSeconds / 60} min) are accepted here.`,
       'file',
     ),
+  engineUnavailable: () =>
+    new ApiError(
+      503,
+      'engine_unavailable',
+      'The transcription engine is not available; the reservation was released and nothing was charged.',
+    ),
   taskFailed: () =>
     new ApiError(500, 'task_failed', 'Recognition failed; the reservation was released and nothing was charged.'),
 };
 
+/** Engine failures that are the service's availability, not the task's: the contract's 503 engine_unavailable. */
+const UNAVAILABLE = new Set(['engine_unavailable', 'upstream_unreachable']);
+
 export function taskErrorOf(error: unknown): ErrorObject {
-  const known = error instanceof ApiError && error.code !== 'internal_error' ? error : taskFailures.taskFailed();
+  const known =
+    error instanceof ApiError && error.code !== 'internal_error'
+      ? error
+      : error instanceof EngineError && UNAVAILABLE.has(error.code)
+        ? taskFailures.engineUnavailable()
+        : taskFailures.taskFailed();
   return {
     type: errorTypeOf(known.status),
     code: known.code as ErrorObject['code'],

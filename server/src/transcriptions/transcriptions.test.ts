@@ -1,13 +1,13 @@
 // The v3 transcription pipeline through the API, with the real engine, real ffmpeg and a real database: sync and
 // async (upload and link), the result, billing, refusals before any charge, cancellation and the concurrency limit.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { basename } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { goforward, GOFORWARD_STARTS, silence, textAsWav } from '../test-support/audio.ts';
 import { databaseKinds, useHarness, type Harness } from '../test-support/harness.ts';
+import { mediaServer } from '../test-support/media-server.ts';
 
 const MAX_JOBS = 3;
 
@@ -43,26 +43,6 @@ async function final(h: Harness, apiKey: string, id: string, timeoutMs = 60_000)
 async function balanceOf(h: Harness, accountId: string): Promise<number> {
   const row = await h.db('accounts').where({ id: accountId }).first();
   return Number(row.balance_minor);
-}
-
-/** A local media server: /goforward.wav, /missing (404), /hang (headers, then nothing), /redirect?to=URL. */
-async function mediaServer(): Promise<{ url: string; server: Server }> {
-  const wav = readFileSync(goforward('wav'));
-  const server = createServer((req, res) => {
-    const url = new URL(req.url!, 'http://localhost');
-    if (url.pathname === '/goforward.wav') {
-      res.writeHead(200, { 'Content-Type': 'audio/wav', 'Content-Length': wav.length }).end(wav);
-    } else if (url.pathname === '/redirect') {
-      res.writeHead(302, { Location: url.searchParams.get('to')! }).end();
-    } else if (url.pathname === '/hang') {
-      res.writeHead(200, { 'Content-Type': 'audio/wav' });
-      res.write(wav.subarray(0, 1000));
-    } else {
-      res.writeHead(404).end('no such file');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
 for (const kind of databaseKinds) {
