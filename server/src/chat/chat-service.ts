@@ -1,0 +1,292 @@
+// One chat request from validation to the charge: resolve the model's engine (503 when none is configured), check the
+// answer format, measure the prompt (400 context_length_exceeded when it leaves no room), reserve prompt +
+// min(max_tokens, cap) tokens (402 when short), generate, check the JSON modes, and capture the tokens actually used.
+// A failure or a client that goes away releases the reservation and charges only the tokens generated so far.
+// Answers are a `chat.completion` object, or an SSE stream of chunks framed as the seed says.
+import { randomUUID } from 'node:crypto';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatMessage,
+  ErrorObject,
+  ResponseFormat,
+  TokenUsage,
+} from '../../../generated/client/types.gen.ts';
+import type { AccountRow } from '../accounts/store.ts';
+import type { Ledger, Reservation } from '../billing/ledger.ts';
+import { quote } from '../billing/prices.ts';
+import type { PriceTable } from '../config.ts';
+import { ApiError } from '../http/api-error.ts';
+import { errorTypeOf } from '../http/render-error.ts';
+import { chatModelVariables, type ChatModelId } from './config.ts';
+import { ChatEngineError, type ChatEngine, type GenerateResult } from './engine/engine.ts';
+import type { ChatEngines } from './engines.ts';
+import { answerFormatOf, isInvalidAnswer } from './json-answer.ts';
+import { createSseStream, type SseStream } from './sse-stream.ts';
+
+/** The contract's default and upper bound of `max_tokens`. */
+export const MAX_TOKENS = 32000;
+
+export interface ChatCall {
+  account: AccountRow;
+  model: ChatModelId;
+  messages: ChatMessage[];
+  temperature: number;
+  /** `max_completion_tokens ?? max_tokens` as sent; undefined = as many as the model can produce (≤ 32000). */
+  maxTokens: number | undefined;
+  responseFormat?: ResponseFormat;
+  includeUsage: boolean;
+  /** `free`: nothing is reserved or charged (the v2 transcript chat's free requests). */
+  billing: 'charge' | 'free';
+  signal: AbortSignal;
+  /** Called once with the finished answer (the v2 transcript chat stores its history there). */
+  onAnswer?(answer: { content: string; usage: TokenUsage }): Promise<void>;
+  /** Called once when no answer came (refused, failed or abandoned). */
+  onFailed?(): Promise<void>;
+}
+
+export interface ChatServiceDeps {
+  engines: ChatEngines;
+  ledger: Ledger;
+  prices: PriceTable;
+  reserveCapTokens: number;
+}
+
+interface Prepared {
+  engine: ChatEngine;
+  check: (content: string) => void;
+  format: ReturnType<typeof answerFormatOf>['format'];
+  promptTokens: number;
+  limit: number;
+  reservation: Reservation | undefined;
+  id: string;
+  created: number;
+}
+
+const usageOf = (promptTokens: number, completionTokens: number): TokenUsage => ({
+  prompt_tokens: promptTokens,
+  completion_tokens: completionTokens,
+  total_tokens: promptTokens + completionTokens,
+});
+
+/** How an engine failure is answered before anything was streamed. */
+function apiErrorOf(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isInvalidAnswer(error)) return new ApiError(500, 'internal_error', (error as Error).message);
+  if (error instanceof ChatEngineError) {
+    if (error.code === 'engine_unavailable') return new ApiError(503, 'engine_unavailable', error.message, 'model');
+    if (error.code === 'invalid_answer')
+      return new ApiError(400, 'invalid_parameter', error.message, 'response_format.json_schema.schema');
+    return new ApiError(500, 'internal_error', error.message);
+  }
+  return new ApiError(500, 'internal_error', 'The model stopped unexpectedly.');
+}
+
+const errorObjectOf = (error: ApiError): ErrorObject => ({
+  type: errorTypeOf(error.status),
+  code: error.code as ErrorObject['code'],
+  message: error.message,
+  param: error.param,
+});
+
+export function createChatService(deps: ChatServiceDeps) {
+  const chargeOf = (model: ChatModelId, promptTokens: number, completionTokens: number) =>
+    quote({ type: 'chat', model, prompt_tokens: promptTokens, completion_tokens: completionTokens }, deps.prices)
+      .amountMinor;
+
+  function engineOf(model: ChatModelId): ChatEngine {
+    const engine = deps.engines[model];
+    if (!engine) {
+      throw new ApiError(
+        503,
+        'engine_unavailable',
+        `No engine is configured for ${model}; set ${chatModelVariables[model]} to a GGUF path or ` +
+          'openai:<base-url>#<model>.',
+        'model',
+      );
+    }
+    return engine;
+  }
+
+  async function prepare(call: ChatCall): Promise<Prepared> {
+    const engine = engineOf(call.model);
+    const { format, check } = answerFormatOf(call.responseFormat);
+    let measure;
+    try {
+      measure = await engine.measure(call.messages, format);
+    } catch (error) {
+      throw apiErrorOf(error);
+    }
+    if (measure.maxAnswerTokens < 1) {
+      throw new ApiError(
+        400,
+        'context_length_exceeded',
+        `The messages have ${measure.promptTokens} tokens; the context window of ${call.model} is ` +
+          `${engine.contextWindow ?? measure.promptTokens} tokens.`,
+        'messages',
+      );
+    }
+    const limit = Math.min(call.maxTokens ?? MAX_TOKENS, measure.maxAnswerTokens);
+    const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
+    let reservation: Reservation | undefined;
+    if (call.billing === 'charge') {
+      const amount = chargeOf(call.model, measure.promptTokens, Math.min(limit, deps.reserveCapTokens));
+      if (amount > 0) reservation = await deps.ledger.reserve(call.account.id, amount, `chat:${id}`);
+    }
+    return {
+      engine,
+      check,
+      format,
+      promptTokens: measure.promptTokens,
+      limit,
+      reservation,
+      id,
+      created: Math.floor(Date.now() / 1000),
+    };
+  }
+
+  /** Captures the tokens used (also after a failure: what was generated is charged). */
+  async function settle(call: ChatCall, prepared: Prepared, promptTokens: number, completionTokens: number) {
+    if (!prepared.reservation) return;
+    await deps.ledger.settle(
+      prepared.reservation.id,
+      chargeOf(call.model, promptTokens, completionTokens),
+      `${call.model}: ${promptTokens} prompt + ${completionTokens} completion tokens`,
+    );
+  }
+
+  async function run(call: ChatCall, prepared: Prepared, onDelta: (text: string) => void): Promise<GenerateResult> {
+    try {
+      return await generate(call, prepared, onDelta);
+    } catch (error) {
+      await call.onFailed?.();
+      throw error;
+    }
+  }
+
+  async function generate(
+    call: ChatCall,
+    prepared: Prepared,
+    onDelta: (text: string) => void,
+  ): Promise<GenerateResult> {
+    let result: GenerateResult;
+    try {
+      result = await prepared.engine.generate({
+        messages: call.messages,
+        temperature: call.temperature,
+        maxTokens: prepared.limit,
+        format: prepared.format,
+        promptTokens: prepared.promptTokens,
+        signal: call.signal,
+        onDelta,
+      });
+    } catch (error) {
+      // Refused before the model began (busy, unreachable): nothing is charged; otherwise the prompt and the tokens
+      // generated so far are.
+      if (error instanceof ChatEngineError && !error.started) await settle(call, prepared, 0, 0);
+      else await settle(call, prepared, prepared.promptTokens, error instanceof ChatEngineError ? error.tokens : 0);
+      throw error;
+    }
+    try {
+      prepared.check(result.content);
+    } catch (error) {
+      await settle(call, prepared, result.promptTokens, result.completionTokens);
+      throw error;
+    }
+    await settle(call, prepared, result.promptTokens, result.completionTokens);
+    await call.onAnswer?.({ content: result.content, usage: usageOf(result.promptTokens, result.completionTokens) });
+    return result;
+  }
+
+  /** Refusals before generating also count as "no answer". */
+  async function prepareOrFail(call: ChatCall): Promise<Prepared> {
+    try {
+      return await prepare(call);
+    } catch (error) {
+      await call.onFailed?.();
+      throw error;
+    }
+  }
+
+  return {
+    /** The prompt measure of a model's engine (503 when the model has none). */
+    measure: (model: ChatModelId, messages: ChatMessage[]) => engineOf(model).measure(messages),
+
+    /** The whole answer as a `chat.completion`. */
+    async complete(call: ChatCall): Promise<ChatCompletion> {
+      const prepared = await prepareOrFail(call);
+      let result: GenerateResult;
+      try {
+        result = await run(call, prepared, () => undefined);
+      } catch (error) {
+        throw apiErrorOf(error);
+      }
+      return {
+        id: prepared.id,
+        object: 'chat.completion',
+        created: prepared.created,
+        model: call.model,
+        choices: [
+          { index: 0, message: { role: 'assistant', content: result.content }, finish_reason: result.finishReason },
+        ],
+        usage: usageOf(result.promptTokens, result.completionTokens),
+      };
+    },
+
+    /**
+     * The answer as server-sent events. Everything that can be refused (engine, format, context, funds) is refused
+     * before this returns, as an ordinary error response; after that, failures are in-band error events.
+     */
+    async stream(call: ChatCall): Promise<SseStream> {
+      const prepared = await prepareOrFail(call);
+      const sse = createSseStream();
+      const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'stop' | 'length' | null) =>
+        ({
+          id: prepared.id,
+          object: 'chat.completion.chunk',
+          created: prepared.created,
+          model: call.model,
+          choices: [{ index: 0, delta, finish_reason: finish }],
+        }) satisfies ChatCompletionChunk;
+      sse.send(chunk({ role: 'assistant', content: '' }, null));
+      // A delta is written on the next turn of the event loop, after node-llama-cpp has started evaluating the next
+      // token on its own thread: the write overlaps the model's work instead of delaying it. Deltas that arrive
+      // before the write (a slow client) go out together in one chunk.
+      let pending = '';
+      const flush = () => {
+        if (pending) sse.send(chunk({ content: pending }, null));
+        pending = '';
+      };
+      void run(call, prepared, (text) => {
+        if (!text) return;
+        if (!pending) setImmediate(flush);
+        pending += text;
+      })
+        .then((result) => {
+          flush();
+          sse.send(chunk({}, result.finishReason));
+          if (call.includeUsage) {
+            sse.send({
+              id: prepared.id,
+              object: 'chat.completion.chunk',
+              created: prepared.created,
+              model: call.model,
+              choices: [],
+              usage: usageOf(result.promptTokens, result.completionTokens),
+            });
+          }
+        })
+        .catch((error: unknown) => {
+          flush();
+          if (!call.signal.aborted) sse.send({ error: errorObjectOf(apiErrorOf(error)) });
+        })
+        .finally(() => {
+          sse.send('[DONE]');
+          sse.end();
+        });
+      return sse;
+    },
+  };
+}
+
+export type ChatService = ReturnType<typeof createChatService>;

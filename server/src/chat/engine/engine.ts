@@ -1,0 +1,63 @@
+// What the chat endpoints need from a text-generation engine: count the prompt's tokens (for the reservation and the
+// context check), then generate an answer token by token. Two engines implement it: `llama` (a local GGUF through
+// node-llama-cpp) and `openai-compatible` (an upstream server's `/chat/completions`).
+import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
+
+export type FinishReason = 'stop' | 'length';
+
+/** How the answer must be formed: free text, any JSON object, or JSON valid against a schema. */
+export type AnswerFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; schema: object };
+
+export interface GenerateRequest {
+  messages: ChatMessage[];
+  temperature: number;
+  /** Upper bound of answer tokens, already clamped to what the model can produce. */
+  maxTokens: number;
+  format: AnswerFormat;
+  /** The prompt's tokens as `measure` counted them (saves tokenizing a long prompt twice). */
+  promptTokens?: number;
+  signal: AbortSignal;
+  /** Called with each piece of the answer as it is generated. */
+  onDelta(text: string): void;
+}
+
+export interface GenerateResult {
+  content: string;
+  finishReason: FinishReason;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface PromptMeasure {
+  /** Tokens of the rendered chat template (exact for llama, an estimate for an upstream). */
+  promptTokens: number;
+  /** The most answer tokens the model can still produce after this prompt. */
+  maxAnswerTokens: number;
+}
+
+export interface ChatEngine {
+  kind: 'llama' | 'openai-compatible';
+  /** Prompt plus answer tokens (undefined when the upstream does not say). */
+  contextWindow: number | undefined;
+  /** Counts the prompt; with a JSON format, also prepares its grammar (ChatEngineError `invalid_answer` if it can't). */
+  measure(messages: ChatMessage[], format?: AnswerFormat): Promise<PromptMeasure>;
+  generate(request: GenerateRequest): Promise<GenerateResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * A failure of an engine. `started`: the model had begun on the prompt (the prompt and the `tokens` generated so far
+ * are charged); a failure before that (busy, unreachable, bad schema) charges nothing. `code` says how to answer it
+ * when nothing has been streamed yet.
+ */
+export class ChatEngineError extends Error {
+  constructor(
+    readonly code: 'engine_unavailable' | 'internal_error' | 'cancelled' | 'invalid_answer' | 'context_length_exceeded',
+    message: string,
+    readonly tokens = 0,
+    readonly started = true,
+  ) {
+    super(message);
+    this.name = 'ChatEngineError';
+  }
+}

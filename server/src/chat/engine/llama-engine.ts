@@ -1,0 +1,175 @@
+// The `llama` engine: one GGUF file per model id, run on the CPU by node-llama-cpp (prebuilt binary, `build: 'never'`,
+// no network). One context per model with one sequence per parallel slot; a bounded queue in front of it; each
+// request gets a sequence, a fresh LlamaChat over it and the model's own chat template (resolved by node-llama-cpp
+// from the GGUF's `tokenizer.chat_template`).
+//
+// Token counts are exact: the prompt is the rendered chat template tokenized by the model's tokenizer (what the
+// sequence evaluates), the answer is every token node-llama-cpp hands to `onToken`.
+import {
+  getLlama,
+  LlamaChat,
+  resolveChatWrapper,
+  type ChatHistoryItem,
+  type Llama,
+  type LlamaContext,
+  type LlamaGrammar,
+  type LlamaModel,
+} from 'node-llama-cpp';
+import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
+import { createBoundedQueue, QueueFullError } from './bounded-queue.ts';
+import {
+  ChatEngineError,
+  type AnswerFormat,
+  type ChatEngine,
+  type GenerateRequest,
+  type GenerateResult,
+  type PromptMeasure,
+} from './engine.ts';
+
+export interface LlamaEngineOptions {
+  modelPath: string;
+  /** Context size to allocate (capped by the model's training context). */
+  contextSize: number;
+  /** Generations run at once on this model (sequences of its context). */
+  parallel: number;
+  /** CPU threads of this model's context. More threads than free cores make llama.cpp spin and slow down sharply. */
+  threads: number;
+  /** Requests that may wait for a slot; one more is refused as busy. */
+  maxWaiting: number;
+}
+
+let sharedLlama: Promise<Llama> | undefined;
+
+/** One llama.cpp runtime per process, CPU only; never builds or downloads anything. */
+export function llamaRuntime(): Promise<Llama> {
+  sharedLlama ??= getLlama({ gpu: false, build: 'never', progressLogs: false, logLevel: 'error' as never });
+  return sharedLlama;
+}
+
+export function toChatHistory(messages: ChatMessage[]): ChatHistoryItem[] {
+  const history: ChatHistoryItem[] = messages.map((message) =>
+    message.role === 'assistant'
+      ? { type: 'model', response: [message.content] }
+      : { type: message.role, text: message.content },
+  );
+  history.push({ type: 'model', response: [] });
+  return history;
+}
+
+export async function createLlamaEngine(options: LlamaEngineOptions): Promise<ChatEngine & { model: LlamaModel }> {
+  const llama = await llamaRuntime();
+  const model = await llama.loadModel({ modelPath: options.modelPath });
+  const contextSize = Math.min(options.contextSize, model.trainContextSize);
+  const context: LlamaContext = await model.createContext({
+    contextSize,
+    sequences: options.parallel,
+    threads: options.threads,
+  });
+  const chatWrapper = resolveChatWrapper(model);
+  const queue = createBoundedQueue(options.parallel, options.maxWaiting);
+  const grammars = new Map<string, Promise<LlamaGrammar>>();
+
+  function grammarOf(format: AnswerFormat): Promise<LlamaGrammar> | undefined {
+    if (format.type === 'text') return undefined;
+    const key = format.type === 'json_object' ? 'json' : JSON.stringify(format.schema);
+    let grammar = grammars.get(key);
+    if (!grammar) {
+      grammar =
+        format.type === 'json_object'
+          ? llama.getGrammarFor('json')
+          : llama.createGrammarForJsonSchema(format.schema as never);
+      grammar.catch(() => grammars.delete(key));
+      if (grammars.size >= 100) grammars.delete(grammars.keys().next().value!);
+      grammars.set(key, grammar);
+    }
+    return grammar;
+  }
+
+  async function prepareGrammar(format: AnswerFormat): Promise<LlamaGrammar | undefined> {
+    try {
+      return await grammarOf(format);
+    } catch (error) {
+      throw new ChatEngineError(
+        'invalid_answer',
+        `The JSON schema cannot be turned into a grammar: ${(error as Error).message}`,
+        0,
+        false,
+      );
+    }
+  }
+
+  function promptTokens(messages: ChatMessage[]): number {
+    const { contextText } = chatWrapper.generateContextState({ chatHistory: toChatHistory(messages) });
+    return contextText.tokenize(model.tokenizer).length;
+  }
+
+  return {
+    kind: 'llama',
+    contextWindow: contextSize,
+    model,
+
+    async measure(messages, format): Promise<PromptMeasure> {
+      if (format) await prepareGrammar(format);
+      const tokens = promptTokens(messages);
+      return { promptTokens: tokens, maxAnswerTokens: Math.max(0, contextSize - tokens) };
+    },
+
+    async generate(request: GenerateRequest): Promise<GenerateResult> {
+      const grammar = await prepareGrammar(request.format);
+      let release: () => void;
+      try {
+        release = await queue.acquire(request.signal);
+      } catch (error) {
+        if (error instanceof QueueFullError)
+          throw new ChatEngineError(
+            'engine_unavailable',
+            'The model is busy with other requests; retry shortly.',
+            0,
+            false,
+          );
+        throw new ChatEngineError('cancelled', 'The request was abandoned while it waited for the model.', 0, false);
+      }
+      let completionTokens = 0;
+      const sequence = context.getSequence();
+      const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
+      try {
+        const history = toChatHistory(request.messages);
+        const prompt = request.promptTokens ?? promptTokens(request.messages);
+        const result = await chat.generateResponse(history, {
+          temperature: request.temperature,
+          maxTokens: request.maxTokens,
+          signal: request.signal,
+          stopOnAbortSignal: false,
+          ...(grammar ? { grammar } : {}),
+          onToken: (tokens) => {
+            completionTokens += tokens.length;
+          },
+          onTextChunk: (text) => request.onDelta(text),
+        });
+        const reason = result.metadata.stopReason;
+        return {
+          content: result.response,
+          finishReason: reason === 'maxTokens' ? 'length' : 'stop',
+          promptTokens: prompt,
+          completionTokens,
+        };
+      } catch (error) {
+        if (request.signal.aborted) throw new ChatEngineError('cancelled', 'The client went away.', completionTokens);
+        throw new ChatEngineError(
+          'internal_error',
+          `The model stopped unexpectedly: ${(error as Error).message}`,
+          completionTokens,
+        );
+      } finally {
+        chat.dispose();
+        sequence.dispose();
+        release();
+      }
+    },
+
+    async close() {
+      await context.dispose();
+      await model.dispose();
+    },
+  };
+}

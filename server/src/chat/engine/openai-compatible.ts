@@ -1,0 +1,146 @@
+// The `openai-compatible` engine: forwards to an upstream's `POST {base}/chat/completions` (OpenAI, vLLM, llama.cpp's
+// server, a second Scribe) with `stream: true`, and passes each content delta on as it arrives. Usage comes from the
+// upstream's usage chunk (`stream_options.include_usage`); an upstream that sends none is counted as one token per
+// content delta. The prompt measure before generating is an estimate (4 characters per token plus 4 per message),
+// used only for the reservation: the charge is what the upstream reports.
+import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
+import { ChatEngineError, type ChatEngine, type GenerateRequest, type GenerateResult } from './engine.ts';
+
+export interface OpenAiCompatibleChatOptions {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  /** The upstream's limit of answer tokens (OpenAI-style APIs cap it per model); the contract's 32000 by default. */
+  maxAnswerTokens?: number;
+}
+
+interface UpstreamChunk {
+  choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  error?: { message?: string };
+}
+
+const estimate = (messages: ChatMessage[]) =>
+  messages.reduce((sum, m) => sum + 4 + Math.ceil((m.role.length + m.content.length) / 4), 3);
+
+/** Splits a server-sent event stream into the payloads of its `data:` lines. */
+async function* ssePayloads(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
+      const data = event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data) yield data;
+    }
+  }
+}
+
+export function createOpenAiCompatibleChatEngine(options: OpenAiCompatibleChatOptions): ChatEngine {
+  const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const maxAnswerTokens = options.maxAnswerTokens ?? 32000;
+
+  return {
+    kind: 'openai-compatible',
+    contextWindow: undefined,
+
+    async measure(messages) {
+      return { promptTokens: estimate(messages), maxAnswerTokens };
+    },
+
+    async generate(request: GenerateRequest): Promise<GenerateResult> {
+      const body = {
+        model: options.model,
+        messages: request.messages,
+        temperature: request.temperature,
+        // No limit was asked for: the upstream applies its own (a model's cap may be below the contract's 32000).
+        ...(request.maxTokens < maxAnswerTokens ? { max_tokens: request.maxTokens } : {}),
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(request.format.type === 'json_object' ? { response_format: { type: 'json_object' } } : {}),
+        ...(request.format.type === 'json_schema'
+          ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: request.format.schema } } }
+          : {}),
+      };
+      let response: Response;
+      try {
+        response = await fetch(endpoint, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'text/event-stream',
+            ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}),
+          },
+          body: JSON.stringify(body),
+          signal: request.signal,
+        });
+      } catch (error) {
+        if (request.signal.aborted) throw new ChatEngineError('cancelled', 'The client went away.', 0, false);
+        throw new ChatEngineError(
+          'engine_unavailable',
+          `The upstream chat server at ${options.baseUrl} is unreachable: ${(error as Error).message}`,
+          0,
+          false,
+        );
+      }
+      if (!response.ok || !response.body) {
+        const text = await response.text().catch(() => '');
+        let message = text.slice(0, 300);
+        try {
+          message = (JSON.parse(text) as UpstreamChunk).error?.message ?? message;
+        } catch {
+          // not JSON: keep the text
+        }
+        throw new ChatEngineError(
+          response.status === 503 ? 'engine_unavailable' : 'internal_error',
+          `The upstream chat server answered ${response.status}: ${message}`,
+          0,
+          false,
+        );
+      }
+
+      let content = '';
+      let deltas = 0;
+      let finishReason: GenerateResult['finishReason'] = 'stop';
+      let usage: UpstreamChunk['usage'];
+      try {
+        for await (const payload of ssePayloads(response.body)) {
+          if (payload === '[DONE]') break;
+          const chunk = JSON.parse(payload) as UpstreamChunk;
+          if (chunk.error) throw new Error(chunk.error.message ?? 'the upstream failed mid-answer');
+          if (chunk.usage) usage = chunk.usage;
+          const choice = chunk.choices?.[0];
+          const text = choice?.delta?.content;
+          if (text) {
+            content += text;
+            deltas++;
+            request.onDelta(text);
+          }
+          if (choice?.finish_reason === 'length') finishReason = 'length';
+        }
+      } catch (error) {
+        if (request.signal.aborted) throw new ChatEngineError('cancelled', 'The client went away.', deltas);
+        throw new ChatEngineError(
+          'internal_error',
+          `The upstream chat server failed mid-answer: ${(error as Error).message}`,
+          usage?.completion_tokens ?? deltas,
+        );
+      }
+      return {
+        content,
+        finishReason,
+        promptTokens: usage?.prompt_tokens ?? estimate(request.messages),
+        completionTokens: usage?.completion_tokens ?? deltas,
+      };
+    },
+
+    async close() {},
+  };
+}
