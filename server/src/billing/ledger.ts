@@ -104,6 +104,37 @@ export function createLedger(db: Database) {
     },
 
     /**
+     * Adds to an active reservation (a stream session that outgrows what it reserved), with the same atomic check of
+     * the available funds as `reserve`; false when the funds do not cover it or the reservation is settled.
+     */
+    async extend(reservationId: string, addMinor: number): Promise<boolean> {
+      const notCovered = new Error('not covered');
+      try {
+        return await db.transaction(async (trx) => {
+          // Reservation first: its row lock (PostgreSQL) keeps a concurrent settle from interleaving.
+          const grown = await trx('reservations')
+            .where({ id: reservationId, status: 'active' })
+            .update({ amount_minor: trx.raw('amount_minor + ?', [addMinor]) });
+          if (grown === 0) return false;
+          const reservation = await trx('reservations').where({ id: reservationId }).first();
+          const updated = await trx('accounts')
+            .where({ id: reservation.account_id })
+            .andWhere(trx.raw(`${AVAILABLE_SQL} >= ?`, [addMinor]))
+            .update({ reserved_minor: trx.raw('reserved_minor + ?', [addMinor]), updated_at: now() });
+          if (updated === 0) throw notCovered; // rolls the reservation change back
+          await record(trx, reservation.account_id, 'reserve', -addMinor, {
+            reference: reservation.reference,
+            reservationId,
+          });
+          return true;
+        });
+      } catch (error) {
+        if (error === notCovered) return false;
+        throw error;
+      }
+    },
+
+    /**
      * Settles a reservation: releases the hold and charges `chargeMinor` (0 = release only). Idempotent: a
      * reservation that is already settled is left alone and `false` is returned, so nothing is charged twice.
      */

@@ -1,0 +1,218 @@
+// One stream session's recognition, inside a stream worker: resamples the audio to 16 kHz, finds utterances by energy
+// and feeds only those to its streaming decoder (silence costs no decoding), and turns what the decoder says into the
+// protocol's results:
+//  - an utterance starts after 30 ms above the speech threshold, with the 300 ms before it fed too (pre-roll), and
+//    ends after `endSilence` below it (or at `maxUtterance`): then a `transcript.final` covers the span from the end
+//    of the previous final to here, so consecutive finals never overlap and leave no gap;
+//  - while an utterance runs, a `transcript.partial` goes out for every `partialInterval` of audio (so ≤ 500 ms apart
+//    at real-time pace), with the decoder's running hypothesis;
+//  - `finalize` ends the span now (an empty final when it holds no speech), `end` does the same when audio is left.
+// The speech threshold follows the noise floor of the energy smoothed over 50 ms: 12 dB above it (never below 35 dB ≈ -55 dBFS); the floor falls fast
+// towards quieter frames and rises 2 dB a second, so it tracks a changing room without taking speech for noise.
+// Positions are seconds of session audio, from the 16 kHz sample count (the resampler's delay is one sample).
+import type { StreamTranscriptFinal, StreamTranscriptPartial } from '../../../generated/client/types.gen.ts';
+import { roundTime } from '../transcriptions/engine/engine.ts';
+import { toEngineWords } from '../transcriptions/engine/pocketsphinx/words.ts';
+import { Resampler, TARGET_RATE } from './resampler.ts';
+import type { FinishedUtterance } from './stream-decoder.ts';
+
+export type RecognizerEvent = StreamTranscriptPartial | StreamTranscriptFinal;
+
+/** What the recognizer needs of a decoder (the real StreamDecoder in the worker). */
+export interface UtteranceDecoder {
+  start(): void;
+  feed(pcm: Int16Array): void;
+  hypothesis(): string;
+  finish(): FinishedUtterance;
+}
+
+export interface RecognizerOptions {
+  sampleRate: number;
+  interimResults: boolean;
+  wordTimestamps: boolean;
+  /** Seconds of audio between partials. Default 0.3. */
+  partialInterval?: number;
+  /** Seconds of silence that end an utterance. Default 0.5. */
+  endSilence?: number;
+  /** Seconds of audio before the detected speech start that are fed too. Default 0.3. */
+  preRoll?: number;
+  /** Seconds: an utterance this long is ended even without a pause. Default 20. */
+  maxUtterance?: number;
+}
+
+const FRAME = TARGET_RATE / 100; // 10 ms
+const SPEECH_START_FRAMES = 3;
+const SMOOTHING_FRAMES = 5;
+const MIN_SPEECH_DB = 35;
+const ABOVE_FLOOR_DB = 12;
+const FLOOR_RISE_PER_FRAME = 0.02;
+
+export class Recognizer {
+  private readonly resampler: Resampler;
+  private readonly o: Required<Omit<RecognizerOptions, 'sampleRate'>>;
+  /** 16 kHz samples processed (whole frames). */
+  private position = 0;
+  /** Samples of an incomplete 10 ms frame, waiting for the rest. */
+  private carry = new Int16Array(0);
+  private spanStart = 0;
+  private floor = 30;
+  private speech = false;
+  private speechRun = 0;
+  private silenceRun = 0;
+  private utteranceStart = 0;
+  private lastPartial = 0;
+  /** Recent frames while not in an utterance (the pre-roll). */
+  private recent: Int16Array[] = [];
+  /** Frames of the current utterance not yet fed (fed once per push: fewer native calls). */
+  private toFeed: Int16Array[] = [];
+  /** Power of the last frames (the energy is smoothed over them). */
+  private readonly powers = new Float64Array(SMOOTHING_FRAMES);
+  private powerIndex = 0;
+
+  constructor(
+    private readonly decoder: UtteranceDecoder,
+    options: RecognizerOptions,
+  ) {
+    this.resampler = new Resampler(options.sampleRate);
+    this.o = {
+      interimResults: options.interimResults,
+      wordTimestamps: options.wordTimestamps,
+      partialInterval: options.partialInterval ?? 0.3,
+      endSilence: options.endSilence ?? 0.5,
+      preRoll: options.preRoll ?? 0.3,
+      maxUtterance: options.maxUtterance ?? 20,
+    };
+  }
+
+  /** Seconds of (16 kHz) audio processed so far. */
+  get seconds(): number {
+    return this.position / TARGET_RATE;
+  }
+
+  /** Audio at the session's sample rate; returns the results it completes. */
+  push(input: Int16Array): RecognizerEvent[] {
+    const events: RecognizerEvent[] = [];
+    let pcm = this.resampler.push(input);
+    if (this.carry.length > 0) {
+      const joined = new Int16Array(this.carry.length + pcm.length);
+      joined.set(this.carry);
+      joined.set(pcm, this.carry.length);
+      pcm = joined;
+    }
+    const whole = pcm.length - (pcm.length % FRAME);
+    for (let offset = 0; offset < whole; offset += FRAME) this.frame(pcm.subarray(offset, offset + FRAME), events);
+    this.carry = pcm.slice(whole);
+    this.flushFeed();
+    if (
+      this.speech &&
+      this.o.interimResults &&
+      this.position - this.lastPartial >= this.o.partialInterval * TARGET_RATE
+    ) {
+      this.lastPartial = this.position;
+      events.push({
+        type: 'transcript.partial',
+        text: this.decoder.hypothesis(),
+        start: roundTime(this.spanStart / TARGET_RATE),
+        end: roundTime(this.position / TARGET_RATE),
+      });
+    }
+    return events;
+  }
+
+  /** Ends the span now: one final, empty when it holds no speech. */
+  finalize(): RecognizerEvent[] {
+    this.absorbCarry();
+    return [this.close()];
+  }
+
+  /** The last final, when audio is left that no final covered. */
+  end(): RecognizerEvent[] {
+    this.absorbCarry();
+    return this.speech || this.position > this.spanStart ? [this.close()] : [];
+  }
+
+  private frame(frame: Int16Array, events: RecognizerEvent[]): void {
+    let sum = 0;
+    for (let i = 0; i < frame.length; i++) sum += frame[i]! * frame[i]!;
+    // The mean power of the last 5 frames (50 ms): room noise has single loud frames (clicks, breath) that would
+    // otherwise keep an utterance from ending; speech is loud for longer than that.
+    this.powers[this.powerIndex] = sum / frame.length;
+    this.powerIndex = (this.powerIndex + 1) % this.powers.length;
+    const energy = 10 * Math.log10(this.powers.reduce((a, b) => a + b, 0) / this.powers.length + 1);
+    if (energy < this.floor) this.floor = 0.8 * this.floor + 0.2 * energy;
+    else this.floor += Math.min(FLOOR_RISE_PER_FRAME, energy - this.floor);
+    const loud = energy > Math.max(this.floor + ABOVE_FLOOR_DB, MIN_SPEECH_DB);
+    const start = this.position;
+    this.position += frame.length;
+
+    if (!this.speech) {
+      this.recent.push(frame);
+      const keep = Math.ceil((this.o.preRoll * TARGET_RATE) / FRAME) + SPEECH_START_FRAMES;
+      if (this.recent.length > keep) this.recent.shift();
+      this.speechRun = loud ? this.speechRun + 1 : 0;
+      if (this.speechRun >= SPEECH_START_FRAMES) {
+        this.speech = true;
+        this.silenceRun = 0;
+        const fed = this.recent.reduce((n, f) => n + f.length, 0);
+        this.utteranceStart = start + frame.length - fed;
+        this.lastPartial = this.position;
+        this.decoder.start();
+        this.toFeed.push(...this.recent);
+        this.recent = [];
+      }
+      return;
+    }
+    this.toFeed.push(frame);
+    this.silenceRun = loud ? 0 : this.silenceRun + 1;
+    const ended = this.silenceRun * FRAME >= this.o.endSilence * TARGET_RATE;
+    const tooLong = this.position - this.utteranceStart >= this.o.maxUtterance * TARGET_RATE;
+    if (ended || tooLong) events.push(this.close());
+  }
+
+  private flushFeed(): void {
+    if (this.toFeed.length === 0) return;
+    const length = this.toFeed.reduce((n, f) => n + f.length, 0);
+    const pcm = new Int16Array(length);
+    let at = 0;
+    for (const f of this.toFeed) {
+      pcm.set(f, at);
+      at += f.length;
+    }
+    this.toFeed = [];
+    this.decoder.feed(pcm);
+  }
+
+  /** The samples of an incomplete frame count at finalize/end (they are audio the client sent). */
+  private absorbCarry(): void {
+    if (this.carry.length === 0) return;
+    if (this.speech) this.toFeed.push(this.carry);
+    this.position += this.carry.length;
+    this.carry = new Int16Array(0);
+  }
+
+  /** The final of the span that ends here. */
+  private close(): StreamTranscriptFinal {
+    this.flushFeed();
+    const start = roundTime(this.spanStart / TARGET_RATE);
+    const end = roundTime(this.position / TARGET_RATE);
+    let words: ReturnType<typeof toEngineWords> = [];
+    if (this.speech) {
+      const utterance = this.decoder.finish();
+      words = toEngineWords(utterance.segments, this.utteranceStart / TARGET_RATE);
+    }
+    this.speech = false;
+    this.speechRun = 0;
+    this.silenceRun = 0;
+    this.recent = [];
+    this.spanStart = this.position;
+    const final: StreamTranscriptFinal = {
+      type: 'transcript.final',
+      text: words.map((w) => w.word).join(' '),
+      start,
+      end,
+    };
+    if (this.o.wordTimestamps)
+      final.words = words.map((w) => ({ word: w.word, start: Math.max(start, w.start), end: Math.min(end, w.end) }));
+    return final;
+  }
+}

@@ -1,0 +1,102 @@
+// stream_sessions rows: every state change is one conditional UPDATE, so a ticket is claimed by one connection only
+// and a session ends exactly once, whichever process (the connection's or a sweeper) gets there first.
+import type { Database } from '../db/database.ts';
+
+export type StreamSessionStatus = 'created' | 'connected' | 'completed' | 'dropped' | 'expired';
+
+export interface StreamSessionRow {
+  id: string;
+  account_id: string;
+  ticket_hash: string;
+  status: StreamSessionStatus;
+  reservation_id: string | null;
+  reserved_seconds: number;
+  expires_at: string | Date;
+  lease_owner: string | null;
+  lease_expires_at: string | Date | null;
+  config: string | null;
+  duration_seconds: number | null;
+  minutes_billed: number | null;
+  cost_minor: number | string | null;
+  end_reason: string | null;
+  created_at: string | Date;
+  connected_at: string | Date | null;
+  ended_at: string | Date | null;
+}
+
+export function createStreamSessionStore(db: Database) {
+  const table = () => db<StreamSessionRow>('stream_sessions');
+  return {
+    async insert(row: StreamSessionRow): Promise<void> {
+      await table().insert(row);
+    },
+
+    async get(id: string): Promise<StreamSessionRow | undefined> {
+      return table().where({ id }).first();
+    },
+
+    async findByTicket(hash: string): Promise<StreamSessionRow | undefined> {
+      return table().where({ ticket_hash: hash }).first();
+    },
+
+    /** Sessions of the account that hold a place: connected, or created with a ticket still valid. */
+    async countOpen(accountId: string, nowIso: string, onlyConnected = false): Promise<number> {
+      const query = table().where({ account_id: accountId });
+      if (onlyConnected) void query.andWhere({ status: 'connected' });
+      else
+        void query.andWhere((q) =>
+          q
+            .where({ status: 'connected' })
+            .orWhere((c) => c.where({ status: 'created' }).andWhere('expires_at', '>', nowIso)),
+        );
+      const row = await query.count({ n: '*' }).first();
+      return Number(row?.n ?? 0);
+    },
+
+    /** Claims the ticket for one connection: true only for the first claim of a valid, unexpired ticket. */
+    async claim(hash: string, owner: string, nowIso: string, leaseIso: string): Promise<boolean> {
+      const updated = await table()
+        .where({ ticket_hash: hash, status: 'created' })
+        .andWhere('expires_at', '>', nowIso)
+        .update({ status: 'connected', lease_owner: owner, lease_expires_at: leaseIso, connected_at: nowIso });
+      return updated === 1;
+    },
+
+    async renew(id: string, owner: string, leaseIso: string): Promise<boolean> {
+      return (
+        (await table()
+          .where({ id, lease_owner: owner, status: 'connected' })
+          .update({ lease_expires_at: leaseIso })) === 1
+      );
+    },
+
+    async update(id: string, fields: Partial<StreamSessionRow>): Promise<void> {
+      await table().where({ id }).update(fields);
+    },
+
+    /** Moves a session from one of `from` to a final state; false when another party ended it first. */
+    async end(id: string, from: StreamSessionStatus[], fields: Partial<StreamSessionRow>): Promise<boolean> {
+      return (await table().where({ id }).whereIn('status', from).update(fields)) === 1;
+    },
+
+    /** Created sessions whose ticket has expired, and connected ones whose process stopped renewing the lease. */
+    async abandoned(nowIso: string): Promise<StreamSessionRow[]> {
+      return table()
+        .where((q) => q.where({ status: 'created' }).andWhere('expires_at', '<=', nowIso))
+        .orWhere((q) => q.where({ status: 'connected' }).andWhere('lease_expires_at', '<=', nowIso))
+        .limit(100);
+    },
+
+    /** Completed sessions whose capture did not happen (the process died between the two steps). */
+    async completedWithActiveReservation(): Promise<StreamSessionRow[]> {
+      return table()
+        .join('reservations', 'reservations.id', 'stream_sessions.reservation_id')
+        .where('stream_sessions.status', 'completed')
+        .andWhere('reservations.status', 'active')
+        .select('stream_sessions.*')
+        .limit(100);
+    },
+  };
+}
+
+export type StreamSessionStore = ReturnType<typeof createStreamSessionStore>;

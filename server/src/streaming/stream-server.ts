@@ -1,0 +1,63 @@
+// The WebSocket endpoint on the app's own HTTP server: `upgrade` requests for /v3/transcriptions/stream are handed to
+// a `ws` server without a listener of its own (noServer); any other upgrade is answered 404 and closed. The handshake
+// completes even for a bad ticket, so every client (browsers too) gets the `error` frame that says why (4401).
+// WebSocket frames are not counted by the HTTP rate limit. The sweeper runs here too (startup and periodic), and
+// close() ends every open connection (1011, reservations released) before the database goes away.
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { StreamingConfig } from '../config.ts';
+import type { StreamService } from './session-service.ts';
+import { handleConnection, MAX_FRAME_BYTES, type StreamConnection } from './stream-connection.ts';
+import type { StreamEngine } from './stream-engine.ts';
+
+export const STREAM_PATH = '/v3/transcriptions/stream';
+
+export interface StreamServerDeps {
+  service: StreamService;
+  engine: StreamEngine;
+  config: StreamingConfig;
+  logger: Logger;
+}
+
+export function attachStreamServer(server: Server, deps: StreamServerDeps) {
+  // Frames up to 16 MiB reach our own check, which answers the contract's 4400 for anything over 1 MiB; ws itself
+  // would close a bigger one with 1009, a code the contract does not list.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * MAX_FRAME_BYTES, perMessageDeflate: false });
+  const connections = new Set<StreamConnection>();
+
+  function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    let url: URL;
+    try {
+      url = new URL(request.url ?? '/', 'http://localhost');
+    } catch {
+      url = new URL('http://localhost/');
+    }
+    if (url.pathname !== STREAM_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const connection = handleConnection(ws, url.searchParams.get('ticket'), deps);
+      connections.add(connection);
+      void connection.done.finally(() => connections.delete(connection));
+    });
+  }
+
+  server.on('upgrade', onUpgrade);
+
+  return {
+    start(): void {
+      deps.service.startSweeper();
+    },
+    async close(): Promise<void> {
+      server.off('upgrade', onUpgrade);
+      deps.service.stopSweeper();
+      await Promise.all([...connections].map((connection) => connection.shutdown()));
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await deps.engine.close();
+    },
+  };
+}
