@@ -11,16 +11,24 @@ import { createAccountService, type AccountService } from './accounts/service.ts
 import { createAccountStore } from './accounts/store.ts';
 import { billingHandlers } from './billing/handlers.ts';
 import { createLedger, type Ledger } from './billing/ledger.ts';
+import { createChatService } from './chat/chat-service.ts';
+import { createChatEngines } from './chat/engines.ts';
+import { chatHandlers } from './chat/handlers.ts';
+import { createTranscriptChat } from './chat/v2/transcript-chat.ts';
+import { createTranscriptChatStore } from './chat/v2/transcript-chat-store.ts';
+import { v2ChatHandlers } from './chat/v2/v2-handlers.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest, openDatabase, type Database } from './db/database.ts';
+import { createEmbeddingEngine } from './embeddings/engines.ts';
+import { embeddingHandlers } from './embeddings/handlers.ts';
+import { createEmbeddingService } from './embeddings/service.ts';
 import { healthHandlers } from './health/handlers.ts';
 import { accessLog } from './http/access-log.ts';
 import { createRequestValidator } from './http/request-validation.ts';
 import { createRouter, sharedContract, type ContractOperation } from './http/contract.ts';
 import { dispatch } from './http/dispatch.ts';
 import { errorHandler } from './http/error-handler.ts';
-import { notImplementedHandlers } from './http/not-implemented.ts';
-import type { HandlerGroup, Handlers, OperationId } from './http/operation.ts';
+import type { HandlerGroup, Handlers } from './http/operation.ts';
 import { createIdempotencyStore } from './http/idempotency.ts';
 import { createRateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
@@ -31,6 +39,10 @@ import { createKeyStore } from './keys/store.ts';
 import { modelHandlers } from './models/handlers.ts';
 import { createModelRegistry } from './models/registry.ts';
 import { createAddressGuard } from './media/address-guard.ts';
+import { streamHandlers } from './streaming/handlers.ts';
+import { createStreamService } from './streaming/session-service.ts';
+import { createStreamEngine } from './streaming/stream-engine.ts';
+import { attachStreamServer } from './streaming/stream-server.ts';
 import { createTranscriptionEngine } from './transcriptions/engines.ts';
 import { transcriptionReadHandlers } from './transcriptions/handlers.ts';
 import { createIntake } from './transcriptions/intake.ts';
@@ -46,17 +58,6 @@ import { v2TranscriptionHandlers } from './transcriptions/v2/v2-handlers.ts';
 import { usageHandlers } from './usage/handlers.ts';
 import { webhookHandlers } from './webhooks/handlers.ts';
 import { createWebhookDelivery } from './webhooks/service.ts';
-
-/** Operations whose pipelines arrive with later issues (transcription, streaming, chat, webhooks delivery). */
-const awaitingLaterIssues: OperationId[] = [
-  'createStreamSession',
-  'createChatCompletion',
-  'createEmbedding',
-  'createOpenAiChatCompletion',
-  'createOpenAiEmbedding',
-  'createV2ChatCompletion',
-  'createV2TranscriptChatCompletion',
-];
 
 export interface App {
   config: Config;
@@ -90,6 +91,9 @@ function limitOf(api: OpenAPIBackend, operationId: string, name: string): number
 export async function createApp(config: Config, options: { logger?: Logger; now?: () => number } = {}): Promise<App> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const startedAt = Date.now();
+  // Chat: each configured GGUF is loaded first (a file that does not load stops the start with its reason, before
+  // anything else is opened).
+  const chatEngines = await createChatEngines(config.chat);
   const db = openDatabase(config);
   await migrateToLatest(db);
   const api = await sharedContract();
@@ -108,7 +112,15 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   // The transcription pipeline: intake in the request, the rest in jobs run from the durable queue.
   const stt = config.transcription;
   const engine = createTranscriptionEngine(stt);
-  const registry = createModelRegistry(engine);
+  // Embeddings: the engine starts its workers with the first request (see embeddings/use-lite/engine.ts).
+  const embeddingEngine = createEmbeddingEngine(config.embedding);
+  const registry = createModelRegistry(engine, embeddingEngine, chatEngines);
+  const chat = createChatService({
+    engines: chatEngines,
+    ledger,
+    prices: config.prices,
+    reserveCapTokens: config.chat.reserveCapTokens,
+  });
   const jobs = createJobQueue(db, { leaseMs: stt.leaseMs });
   const files = createTaskFiles(config.dataDir);
   const transcriptionStore = createTranscriptionStore(db);
@@ -118,6 +130,18 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     guard: createAddressGuard(stt.urlAllowHosts),
     logger,
   });
+  const transcriptChat = createTranscriptChat({
+    db,
+    chat,
+    store: createTranscriptChatStore(db),
+    freeLimit: limitOf(api, 'createV2TranscriptChatCompletion', 'free_mini_requests_per_transcription'),
+    logger,
+  });
+  // A task's final state: its webhook events, and the AI analysis of a v2 transcription created with `prompt`.
+  const onFinal = async (task: Parameters<typeof webhooks.onFinal>[0]) => {
+    transcriptChat.onFinal(task);
+    await webhooks.onFinal(task);
+  };
   const pipeline = createPipeline({
     jobs,
     ledger,
@@ -127,7 +151,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     config: stt,
     guard: createAddressGuard(stt.urlAllowHosts),
     logger,
-    onFinal: webhooks.onFinal,
+    onFinal,
   });
   const runner = createRunner(jobs, pipeline, { slots: stt.slots, leaseMs: stt.leaseMs, pollMs: stt.pollMs }, logger);
   const syncLimits = {
@@ -147,7 +171,20 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
       maxConcurrentJobs: config.maxConcurrentJobs,
     },
     wake: () => runner.wake(),
-    onFinal: webhooks.onFinal,
+    onFinal,
+  });
+
+  // Real-time streaming: its own decoder threads (started with the first session), sessions settled by its sweeper too.
+  const streamEngine = createStreamEngine({ workers: config.streaming.workers });
+  const streams = createStreamService({
+    db,
+    ledger,
+    prices: config.prices,
+    config: config.streaming,
+    ticketTtlSeconds: limitOf(api, 'createStreamSession', 'ticket_ttl_seconds'),
+    engineAvailable: streamEngine.available,
+    now: options.now ?? Date.now,
+    logger,
   });
 
   const handlers = checkHandlers(api, {
@@ -171,8 +208,19 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
       fallbackOrigin: `http://${config.host}:${config.port}`,
     }),
     ...webhookHandlers(webhooks),
+    ...streamHandlers(streams, { publicUrl: config.publicUrl, fallbackOrigin: `http://${config.host}:${config.port}` }),
+    ...embeddingHandlers(
+      createEmbeddingService({
+        engine: embeddingEngine,
+        ledger,
+        prices: config.prices,
+        maxInputs: config.embedding.maxInputs,
+        logger,
+      }),
+    ),
+    ...chatHandlers(chat),
+    ...v2ChatHandlers(chat, transcriptChat),
     ...adminHandlers(accounts, accountStore, ledger, keys),
-    ...notImplementedHandlers(awaitingLaterIssues),
   });
 
   const koa = new Koa({ proxy: false });
@@ -194,9 +242,16 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     }),
   );
   const server = createServer(koa.callback());
+  const streamServer = attachStreamServer(server, {
+    service: streams,
+    engine: streamEngine,
+    config: config.streaming,
+    logger,
+  });
   await mkdir(join(config.dataDir, 'uploads'), { recursive: true });
   runner.start();
   webhooks.start();
+  streamServer.start();
 
   return {
     config,
@@ -205,10 +260,13 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     server,
     services: { accounts, keys, ledger, runner },
     async close() {
+      await streamServer.close();
       await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
       await runner.stop();
       await webhooks.stop();
       await engine.close();
+      await embeddingEngine.close();
+      await chatEngines.close();
       await db.destroy();
     },
   };

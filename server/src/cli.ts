@@ -5,7 +5,9 @@ import { pino } from 'pino';
 import { createApp, type App } from './app.ts';
 import { loadConfig } from './config.ts';
 import { ApiError } from './http/api-error.ts';
+import { modelsCommand, modelsUsage } from './chat/models-cli.ts';
 import { serve } from './main.ts';
+import { streamCommand, streamUsage } from './streaming/stream-cli.ts';
 
 const usage = `Usage:
   scribe serve
@@ -15,7 +17,9 @@ const usage = `Usage:
   scribe admin account unblock ACCOUNT_ID [--json]
   scribe admin account show ACCOUNT_ID [--json]
   scribe admin key issue ACCOUNT_ID [--name NAME] [--json]
-  scribe admin key-pair issue ACCOUNT_ID [--json]`;
+  scribe admin key-pair issue ACCOUNT_ID [--json]
+  ${streamUsage}
+  ${modelsUsage}`;
 
 const options = {
   balance: { type: 'string' },
@@ -117,6 +121,8 @@ function parse(argv: string[]) {
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {
+  if (argv[0] === 'stream') return streamCommand(argv.slice(1)); // its own flags (a client of a running server)
+  if (argv[0] === 'models') return modelsCommand(argv.slice(1));
   const { values, positionals } = parse(argv);
   const [command, ...rest] = positionals;
   if (values.help || !command) {

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { loadChatConfig, type ChatConfig } from './chat/config.ts';
 
 export type Environment = 'production' | 'development' | 'test';
 
@@ -38,10 +39,16 @@ export interface Config {
   authCacheMs: number;
   /** The transcription pipeline (issue 4): engine, workers, job leases, async limits, media URL guard. */
   transcription: TranscriptionConfig;
+  /** Text generation (issue 6): engines of `service-mini` / `service-pro`, their threads, queue and reservation cap. */
+  chat: ChatConfig;
+  /** Embeddings (issue 6): engine of `service-embedding`, its workers and the batch limit. */
+  embedding: EmbeddingConfig;
   /** v2 result links (`results.text|json|pdf`): how long a link issued by a read stays valid, in seconds. */
   resultLinkTtlSeconds: number;
   /** Webhook delivery (issue 5): retry schedule, request time limit, dispatcher polling and parallel sends. */
   webhooks: WebhookConfig;
+  /** Real-time stream sessions over WebSocket: limits, reservation size, timeouts, worker threads. */
+  streaming: StreamingConfig;
   /** AES-256-GCM key that encrypts v2 secrets at rest (hex, 32 bytes). */
   secretKey: Buffer;
   version: string;
@@ -69,6 +76,34 @@ export interface TranscriptionConfig {
   downloadTimeoutMs: number;
   /** Hosts or CIDRs that media and webhook URLs may reach although they are private (tests: 127.0.0.1). */
   urlAllowHosts: string[];
+}
+
+export interface StreamingConfig {
+  /** Open sessions per account (created with a live ticket, or connected); one more is 429 too_many_concurrent_jobs. */
+  maxSessions: number;
+  /** Minutes of audio the reservation made at create covers (capped by the funds available); grown a minute at a time. */
+  reserveMinutes: number;
+  /** A connection without any data frame for this long is closed with 4408. */
+  idleTimeoutMs: number;
+  /** Audio may run this far ahead of real time (since session.started); beyond it the connection is closed with 4429. */
+  maxAheadSeconds: number;
+  /** Stream decoder threads (each hosts many sessions). */
+  workers: number;
+  /** How often expired tickets and sessions of dead processes are swept (their reservations released). */
+  sweepMs: number;
+  /** How long a connected session's hold lasts without renewal (a dead process's sessions are swept after it). */
+  leaseMs: number;
+}
+
+export interface EmbeddingConfig {
+  /** `use-lite` (embedded Universal Sentence Encoder lite, the default) or `openai:<base-url>#<model>` (an upstream). */
+  model: string;
+  /** Bearer key for an upstream embedding engine. */
+  upstreamApiKey: string | undefined;
+  /** Worker threads of the embedded engine (each holds the model). */
+  workers: number;
+  /** Most texts in one request; the contract allows at most 2048. */
+  maxInputs: number;
 }
 
 export interface WebhookConfig {
@@ -175,11 +210,27 @@ export function loadConfig(env: Env = process.env): Config {
         .filter(Boolean),
     },
     resultLinkTtlSeconds: integer(merged, 'SCRIBE_RESULT_LINK_TTL_S', 3600) || 3600,
+    chat: loadChatConfig(merged),
+    embedding: {
+      model: merged.SCRIBE_EMBEDDING_MODEL || 'use-lite',
+      upstreamApiKey: merged.SCRIBE_EMBEDDING_API_KEY || undefined,
+      workers: integer(merged, 'SCRIBE_EMBEDDING_WORKERS', 1) || 1,
+      maxInputs: Math.min(integer(merged, 'SCRIBE_EMBEDDING_MAX_INPUTS', 2048) || 2048, 2048),
+    },
     webhooks: {
       schedule: secondsList(merged, 'SCRIBE_WEBHOOK_SCHEDULE', defaultWebhookSchedule),
       timeoutMs: integer(merged, 'SCRIBE_WEBHOOK_TIMEOUT_MS', 15_000) || 15_000,
       pollMs: integer(merged, 'SCRIBE_WEBHOOK_POLL_MS', 1000) || 1000,
       concurrency: integer(merged, 'SCRIBE_WEBHOOK_CONCURRENCY', 4) || 1,
+    },
+    streaming: {
+      maxSessions: integer(merged, 'SCRIBE_STREAM_MAX_SESSIONS', 5),
+      reserveMinutes: integer(merged, 'SCRIBE_STREAM_RESERVE_MINUTES', 10) || 1,
+      idleTimeoutMs: integer(merged, 'SCRIBE_STREAM_IDLE_MS', 30_000) || 30_000,
+      maxAheadSeconds: integer(merged, 'SCRIBE_STREAM_MAX_AHEAD_S', 30) || 30,
+      workers: integer(merged, 'SCRIBE_STREAM_WORKERS', availableParallelism()) || availableParallelism(),
+      sweepMs: integer(merged, 'SCRIBE_STREAM_SWEEP_MS', 10_000) || 10_000,
+      leaseMs: integer(merged, 'SCRIBE_STREAM_LEASE_MS', 30_000) || 30_000,
     },
     secretKey: loadSecretKey(merged, dataDir),
     version: '0.1.0',

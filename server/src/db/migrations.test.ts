@@ -19,6 +19,8 @@ const TABLES = [
   'rate_limits',
   'webhook_deliveries',
   'webhook_attempts',
+  'stream_sessions',
+  'transcript_chats',
 ];
 
 /** Every migration, in order (the list in db/migrations.ts). */
@@ -28,6 +30,8 @@ const ALL = [
   '20261122000000_transcription_jobs',
   '20261122010000_webhook_deliveries',
   '20261122020000_v2_analysis',
+  '20261122030000_stream_sessions',
+  '20261123010000_transcript_chats',
 ];
 
 async function userTables(db: Database, kind: string): Promise<string[]> {

@@ -5,6 +5,8 @@ import * as rateLimits from '../../migrations/20261121220000_rate_limits.ts';
 import * as transcriptionJobs from '../../migrations/20261122000000_transcription_jobs.ts';
 import * as webhookDeliveries from '../../migrations/20261122010000_webhook_deliveries.ts';
 import * as v2Analysis from '../../migrations/20261122020000_v2_analysis.ts';
+import * as streamSessions from '../../migrations/20261122030000_stream_sessions.ts';
+import * as transcriptChats from '../../migrations/20261123010000_transcript_chats.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '20261121210000_core': core,
@@ -12,6 +14,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20261122000000_transcription_jobs': transcriptionJobs,
   '20261122010000_webhook_deliveries': webhookDeliveries,
   '20261122020000_v2_analysis': v2Analysis,
+  '20261122030000_stream_sessions': streamSessions,
+  '20261123010000_transcript_chats': transcriptChats,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

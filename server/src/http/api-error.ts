@@ -2,10 +2,11 @@
 import type { ErrorCode } from '../../../generated/client/types.gen.ts';
 
 /**
- * The contract's codes plus `not_implemented`, which engine operations answer until their issues land, and
- * `invalid_link`, a refused v2 result link (v2 bodies carry no code: it is rendered as FORBIDDEN).
+ * The contract's codes plus two that only v2 bodies carry (they have no `code`, only a kind): `invalid_link`, a
+ * refused v2 result link (rendered as FORBIDDEN), and `not_ready`, a v2 transcript chat before the transcript exists
+ * (rendered as NOT_READY).
  */
-export type ServerErrorCode = ErrorCode | 'not_implemented' | 'invalid_link';
+export type ServerErrorCode = ErrorCode | 'invalid_link' | 'not_ready';
 
 export class ApiError extends Error {
   constructor(
@@ -48,7 +49,5 @@ export const errors = {
     new ApiError(409, 'key_limit_exceeded', `An account can have at most ${limit} live keys; revoke one first.`),
   idempotencyKeyReused: () =>
     new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body.'),
-  notImplemented: (operationId: string) =>
-    new ApiError(501, 'not_implemented', `${operationId} is not implemented by this server yet.`),
   internal: () => new ApiError(500, 'internal_error', 'Internal server error.'),
 };

@@ -1,6 +1,7 @@
 // The one route of the app: match the request to a contract operation, authenticate by its security scheme, count
 // it against the account's rate limit, read and validate the request against the contract, call the operation's
 // handler and (outside production) validate the response against the contract before it leaves.
+import { pipeline, type Readable } from 'node:stream';
 import type { ErrorObject as AjvError } from 'ajv';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
@@ -56,6 +57,42 @@ function errorsOfChosenVariant(found: AjvError[], operation: RouteMatch['operati
     ];
   const chosen = found.filter((e) => e.schemaPath.startsWith(`#/properties/requestBody/oneOf/${index}/`));
   return chosen.length > 0 ? chosen : found;
+}
+
+/**
+ * The same for a nested `oneOf`: the errors of the variant the client meant are the useful ones. The variant is the
+ * one named by a `type` const (chat `response_format`: `json_schema.name` missing rather than "json_schema is not a
+ * known parameter" of the text variant), else the only one whose JSON type the value has (embeddings `input`: an
+ * empty string inside the array is `input.1`, not "input must be string").
+ */
+function errorsOfNestedVariant(found: AjvError[], operation: RouteMatch['operation'], body: unknown): AjvError[] {
+  const prefix = '#/properties/requestBody/';
+  for (const oneOf of found.filter((e) => e.keyword === 'oneOf' && e.schemaPath.startsWith(prefix))) {
+    const walk = (root: unknown, path: string[]) =>
+      path.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
+    const variants = walk(
+      bodySchemaOf(operation, 'application/json'),
+      oneOf.schemaPath.slice(prefix.length).split('/'),
+    );
+    if (!Array.isArray(variants)) continue;
+    const type = (walk(body, oneOf.instancePath.split('/').slice(2)) as { type?: unknown } | undefined)?.type;
+    const variantOf = (e: AjvError) => Number(e.schemaPath.slice(oneOf.schemaPath.length + 1).split('/')[0]);
+    const wrongType = new Set(
+      found.filter((e) => e.keyword === 'type' && e.instancePath === oneOf.instancePath).map(variantOf),
+    );
+    const byJsonType = variants.map((_, i) => i).filter((i) => !wrongType.has(i));
+    const index =
+      typeof type === 'string'
+        ? variants.findIndex(
+            (variant) => (variant as { properties?: { type?: { const?: unknown } } }).properties?.type?.const === type,
+          )
+        : byJsonType.length === 1
+          ? byJsonType[0]!
+          : -1;
+    const chosen = found.filter((e) => e.schemaPath.startsWith(`${oneOf.schemaPath}/${index}/`));
+    if (index >= 0 && chosen.length > 0) return chosen;
+  }
+  return found;
 }
 
 /** Turns a validation error into the contract's 400 with `param` as a dotted path (404 for an unknown model). */
@@ -154,7 +191,7 @@ export function dispatch(deps: DispatchDeps) {
       if (result.errors.length > 0) {
         const exclusive = exclusiveFieldsError(result.errors, bodySchemaOf(operation, mediaType));
         if (exclusive) throw exclusive;
-        const [first] = errorsOfChosenVariant(result.errors, operation, body);
+        const [first] = errorsOfNestedVariant(errorsOfChosenVariant(result.errors, operation, body), operation, body);
         throw validationError(first!, operation, ctx.path, body);
       }
       query = result.query;
@@ -163,6 +200,11 @@ export function dispatch(deps: DispatchDeps) {
     const handler = deps.handlers[operationId] as (
       input: HandlerRequest<OperationId>,
     ) => ReturnType<Handlers[OperationId]>;
+    // The client is gone when the response closes before it was finished (request 'close' fires after the body).
+    const disconnected = new AbortController();
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) disconnected.abort(new Error('client disconnected'));
+    });
     const run = () =>
       handler({
         operationId,
@@ -173,15 +215,27 @@ export function dispatch(deps: DispatchDeps) {
         path: params as never,
         headers: ctx.headers,
         requestId: ctx.state.requestId as string,
+        signal: disconnected.signal,
       });
     const idempotencyKey = account && acceptsIdempotencyKey(operation) ? ctx.get('Idempotency-Key') : '';
     const reply = idempotencyKey
       ? await runOnce(deps.idempotency, account!.id, idempotencyKey, operationId, rawBody, run, ctx)
       : await run();
 
+    // A server-sent event reply (chat `stream: true`) is a stream its handler writes while it generates: piped as it
+    // comes (its events are checked by the tests' contract check, not here).
+    const contentType = reply.headers?.['Content-Type'] ?? 'application/json';
+    if (contentType.startsWith('text/event-stream')) {
+      ctx.status = reply.status;
+      for (const [name, value] of Object.entries({ ...rateHeaders, ...reply.headers })) ctx.set(name, value);
+      // Piped here rather than by Koa: a client that leaves mid-stream is normal (the handler saw the abort), not an
+      // error for Koa to print.
+      ctx.respond = false;
+      pipeline(reply.body as unknown as Readable, ctx.res, () => undefined);
+      return;
+    }
     // Text replies (subtitles) are strings by their schemas and binary ones (PDF) buffers; the JSON ones are checked
     // against the contract.
-    const contentType = reply.headers?.['Content-Type'] ?? 'application/json';
     const textReply = !contentType.startsWith('application/json');
     const binaryReply = contentType.startsWith('application/pdf');
     if (
@@ -252,6 +306,11 @@ async function runOnce(
   }
   try {
     const reply = await run();
+    // A streamed answer cannot be replayed: the key is released and a retry runs again.
+    if (reply.headers?.['Content-Type']?.startsWith('text/event-stream')) {
+      await store.abandon(accountId, key);
+      return reply;
+    }
     await store.complete(accountId, key, { status: reply.status, body: reply.body, headers: reply.headers ?? {} });
     return reply;
   } catch (error) {

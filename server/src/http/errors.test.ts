@@ -1,6 +1,7 @@
 // The HTTP conventions every operation shares, on SQLite and PostgreSQL: GET /health, GET /v3/models, X-Request-Id,
-// 404 route, 405 with Allow, 415, invalid JSON, validation errors naming `param`, engine operations answering 501 in
-// their version's error body, 500 that hide the cause, and the server's own response validation in test mode.
+// 404 route, 405 with Allow, 415, invalid JSON, validation errors naming `param`, a chat model without an engine
+// answering 503 in its version's error body, 500 that hide the cause, and the server's own response validation in
+// test mode.
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -24,7 +25,6 @@ for (const kind of databaseKinds) {
   test('GET /health answers ok without credentials', async () => {
     const reply = await harness().request('GET', '/health', { headers: { Authorization: 'Bearer nonsense' } });
     assert.is(reply.status, 200, reply.text);
-    const chat = process.env.SCRIBE_MINI_MODEL || process.env.SCRIBE_PRO_MODEL ? 'available' : 'unavailable';
     const { uptime_seconds: uptime, ...rest } = reply.body;
     assert.equal(rest, {
       status: 'ok',
@@ -32,7 +32,8 @@ for (const kind of databaseKinds) {
       checks: {
         database: 'ok',
         queue: 'ok',
-        engines: { transcription: 'available', chat, embedding: 'unavailable' },
+        // The test server configures no chat model (none ships); the embedded embedding engine is always there.
+        engines: { transcription: 'available', chat: 'unavailable', embedding: 'available' },
       },
     });
     assert.ok(Number.isInteger(uptime) && uptime >= 0 && uptime < 600, `uptime_seconds ${uptime}`);
@@ -244,33 +245,23 @@ for (const kind of databaseKinds) {
     expectReply(noBody, 400, missing('body'));
   });
 
-  test('engine operations answer 501 not_implemented in their version’s body', async () => {
+  test('a chat model without an engine answers 503 engine_unavailable in its version’s body', async () => {
     const h = harness();
     const account = await fresh();
     const messages = [{ role: 'user', content: 'Hello' }];
-    const cases: [string, string, unknown][] = [
-      ['/v3/chat/completions/create', 'createChatCompletion', { model: 'service-mini', messages }],
-      ['/v3/chat/completions', 'createOpenAiChatCompletion', { model: 'service-mini', messages }],
-      ['/v3/embeddings', 'createOpenAiEmbedding', { model: 'service-embedding', input: 'Hello' }],
-      ['/v3/transcriptions/stream/create', 'createStreamSession', undefined],
-    ];
-    for (const [path, operationId, json] of cases) {
-      const reply = await h.v3(account.apiKey, 'POST', path, { json, undeclaredStatus: true });
-      expectReply(
-        reply,
-        501,
-        v3Error('server_error', 'not_implemented', `${operationId} is not implemented by this server yet.`),
-      );
+    const message =
+      'No engine is configured for service-mini; set SCRIBE_MINI_MODEL to a GGUF path or openai:<base-url>#<model>.';
+    for (const path of ['/v3/chat/completions/create', '/v3/chat/completions']) {
+      const reply = await h.v3(account.apiKey, 'POST', path, { json: { model: 'service-mini', messages } });
+      expectReply(reply, 503, v3Error('server_error', 'engine_unavailable', message, 'model'));
     }
     const v2 = await h.signed(account.signer, 'POST', '/v2/chat/completions', {
       json: { model: 'service-mini', messages },
-      undeclaredStatus: true,
     });
-    expectReply(v2, 501, {
-      error: 'INTERNAL_ERROR',
-      message: 'createV2ChatCompletion is not implemented by this server yet.',
-      errors: {},
-    });
+    expectReply(v2, 503, { error: 'ENGINE_UNAVAILABLE', message, errors: { model: [message] } });
+    // Nothing was reserved or charged for the refused requests.
+    const ledger = await h.db('ledger_entries').where({ account_id: account.id }).whereNot({ kind: 'topup' });
+    assert.equal(ledger, []);
     // Authentication still comes first.
     const anonymous = await h.request('POST', '/v3/chat/completions/create', {
       json: { model: 'service-mini', messages },

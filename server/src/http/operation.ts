@@ -22,6 +22,8 @@ export interface HandlerRequest<K extends OperationId> {
   path: RequestPath<K>;
   headers: Record<string, string | string[] | undefined>;
   requestId: string;
+  /** Aborts when the client goes away before the response is finished (a handler stops its work then). */
+  signal: AbortSignal;
   /** The file of a multipart request, on disk; a handler that keeps it moves it away (the rest is deleted). */
   upload?: UploadedFile;
 }

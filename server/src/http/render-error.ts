@@ -19,6 +19,8 @@ export function errorTypeOf(status: number): ErrorType {
 }
 
 function v2KindOf(error: ApiError): V2ErrorKind {
+  // A v2 transcript that cannot be asked about yet (400 like a validation error, but its own kind).
+  if (error.code === 'not_ready') return 'NOT_READY';
   switch (error.status) {
     case 401:
       return 'UNAUTHORIZED';

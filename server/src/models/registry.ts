@@ -1,6 +1,6 @@
 // The model registry: which model ids this server offers and which engine serves each. The transcription engine is
-// always there (embedded PocketSphinx by default); chat and embeddings arrive with their issue and are listed as
-// unavailable until configured.
+// always there (embedded PocketSphinx by default) and so is the embedding engine (embedded USE lite by default); a
+// chat model is listed as unavailable until an engine is configured for it (no chat weights ship with the server).
 import type { Model } from '../../../generated/client/types.gen.ts';
 
 const CREATED = Math.floor(Date.UTC(2026, 10, 1) / 1000);
@@ -11,35 +11,52 @@ export interface TranscriptionEngineInfo {
   languages: readonly string[];
 }
 
+/** What the embedding engine declares about itself (see embeddings/engine.ts); its status can change while running. */
+export interface EmbeddingEngineInfo {
+  kind: string;
+  contextWindow: number;
+  status(): 'available' | 'unavailable';
+}
+
+/** What a chat engine declares about itself (see chat/engine/engine.ts); absent = the model is not configured. */
+export interface ChatEngineInfo {
+  kind: string;
+  contextWindow: number | undefined;
+}
+
 export function createModelRegistry(
   transcription: TranscriptionEngineInfo,
-  env: Record<string, string | undefined> = process.env,
+  embedding: EmbeddingEngineInfo,
+  chat: Partial<Record<'service-mini' | 'service-pro', ChatEngineInfo>>,
 ) {
-  const configured = (name: string) => Boolean(env[name]);
+  const chatModel = (id: 'service-mini' | 'service-pro'): Model => {
+    const engine = chat[id];
+    return {
+      id,
+      object: 'model',
+      created: CREATED,
+      owned_by: 'scribe',
+      type: 'chat',
+      ...(engine?.contextWindow ? { context_window: engine.contextWindow } : {}),
+      ...(engine ? { engine: engine.kind } : {}),
+      status: engine ? 'available' : 'unavailable',
+    };
+  };
   const models: Model[] = [
-    {
-      id: 'service-mini',
-      object: 'model',
-      created: CREATED,
-      owned_by: 'scribe',
-      type: 'chat',
-      status: configured('SCRIBE_MINI_MODEL') ? 'available' : 'unavailable',
-    },
-    {
-      id: 'service-pro',
-      object: 'model',
-      created: CREATED,
-      owned_by: 'scribe',
-      type: 'chat',
-      status: configured('SCRIBE_PRO_MODEL') ? 'available' : 'unavailable',
-    },
+    chatModel('service-mini'),
+    chatModel('service-pro'),
     {
       id: 'service-embedding',
       object: 'model',
       created: CREATED,
       owned_by: 'scribe',
       type: 'embedding',
-      status: 'unavailable',
+      context_window: embedding.contextWindow,
+      engine: embedding.kind,
+      // Read on every listing (and by /health): the engine reports whether it can serve now.
+      get status() {
+        return embedding.status();
+      },
     },
     {
       id: 'service-transcribe',
