@@ -1,6 +1,7 @@
-// GET /v1/billing/usage on SQLite and PostgreSQL. The transcription pipeline does not exist yet, so tasks are written
-// to the `transcriptions` table directly, each with its money movements made through the real ledger (reserve, then
-// capture or release, with the task id as reference). The usage totals must equal what the ledger recorded, and the
+// GET /v1/billing/usage on SQLite and PostgreSQL. Tasks in every state and month are written to the `transcriptions`
+// table directly, each with its money movements made through the real ledger (reserve, then capture or release, with
+// the task id as reference); a `processing` one is leased to another worker, so this server's job runner leaves it
+// alone (otherwise it would take it over and fail it for want of media while the test reads). The usage totals must equal what the ledger recorded, and the
 // balance's month figures must agree with both. Also: ranges (period, date_from/date_to), their validation in the v2
 // body, isolation between accounts, and a foreign task id → 404.
 import { randomUUID } from 'node:crypto';
@@ -66,6 +67,9 @@ async function seedTask(h: Harness, accountId: string, task: Task): Promise<Seed
     started_at:
       task.status === 'completed' || task.status === 'processing' || task.status === 'failed' ? createdAt : null,
     completed_at: task.status === 'processing' ? null : createdAt,
+    ...(task.status === 'processing'
+      ? { lease_owner: 'worker-elsewhere', lease_expires_at: new Date(Date.now() + 3_600_000).toISOString() }
+      : {}),
   });
   if (task.at) await h.db('ledger_entries').where({ reference: id }).update({ created_at: task.at });
   return { id, task, bucket };
