@@ -2,82 +2,33 @@
 // unchanged (only the server address, the key, the task id and the input file are filled in) against a real server
 // process with the real engine, and produce the transcript.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { goforward } from '../../server/src/test-support/audio.ts';
-import { ADMIN_TOKEN, freshDatabase } from '../../server/src/test-support/harness.ts';
-import { freePort, startProcess, type Started } from '../support/processes.ts';
+import { createAccountOn, startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
+import { codeBlocks, README_BASE, readmeSection, shellCommands } from '../support/readme.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
-const README_BASE = 'http://127.0.0.1:8080';
-
-/** The section of the README between two headings. */
-function section(heading: string): string {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const start = readme.indexOf(heading);
-  assert.ok(start >= 0, `README has no "${heading}"`);
-  const end = readme.indexOf('\n### ', start + heading.length);
-  return readme.slice(start, end < 0 ? undefined : end);
-}
-
-const blocks = (text: string, lang: string) =>
-  [...text.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
-
-/** The shell block's commands, continuation lines joined, trailing comments dropped. */
-function commandsOf(block: string): string[] {
-  return block
-    .replace(/\\\n\s*/g, '')
-    .split('\n')
-    .map((line) => line.replace(/\s+#.*$/, '').trim())
-    .filter((line) => line.startsWith('curl '));
-}
-
 const test = suite('README: transcribe a file');
-let server: Started | undefined;
-let drop: (() => Promise<void>) | undefined;
+let server: ScribeProcess | undefined;
 let base = '';
 let key = '';
 
 test.before(async () => {
-  const database = await freshDatabase('sqlite');
-  drop = database.drop;
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  server = await startProcess(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'server/src/main.ts')],
-    /Scribe is listening/,
-    60_000,
-    {
-      ...database.env,
-      PORT: String(port),
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info', // the readiness line
-      SCRIBE_ADMIN_TOKEN: ADMIN_TOKEN,
-      SCRIBE_SECRET_KEY: 'b'.repeat(64),
-      SCRIBE_RATE_LIMIT_RPS: '1000',
-      SCRIBE_WORKERS: '1',
-    },
-  );
-  const created = await fetch(`${base}/admin/accounts`, {
-    method: 'POST',
-    headers: { 'X-Admin-Token': ADMIN_TOKEN, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ balance: 100 }),
-  });
-  assert.is(created.status, 201, await created.clone().text());
-  key = ((await created.json()) as { api_key: string }).api_key;
+  server = await startScribe('sqlite');
+  base = server.base;
+  key = (await createAccountOn(base, 100)).apiKey;
 });
 
 test.after(async () => {
   await server?.stop();
-  await drop?.();
 });
 
 test('the curl commands: sync create, status until completed, the result as SRT', async () => {
-  const [shell] = blocks(section('### Transcribe a file'), 'sh');
-  const [create, status, result] = commandsOf(shell!);
+  const [shell] = codeBlocks(readmeSection('### Transcribe a file'), 'sh');
+  const [create, status, result] = shellCommands(shell!).filter((line) => line.startsWith('curl '));
   const run = (command: string, id = '') =>
     execFileSync('bash', ['-c', command.replaceAll(README_BASE, base).replaceAll('<id>', id)], {
       env: { ...process.env, KEY: key },
@@ -96,7 +47,7 @@ test('the curl commands: sync create, status until completed, the result as SRT'
 });
 
 test('the generated-client snippet prints the transcript', () => {
-  const [snippet] = blocks(section('### Transcribe a file'), 'ts');
+  const [snippet] = codeBlocks(readmeSection('### Transcribe a file'), 'ts');
   if (!snippet?.includes("'talk.wav'") || !snippet.includes(README_BASE)) {
     assert.unreachable('the README snippet changed: update this test');
     return;

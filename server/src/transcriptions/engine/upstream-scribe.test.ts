@@ -6,61 +6,15 @@
 // charges its own account once; a call B refuses fails A's task, and A's waiting OpenAI request answers its error.
 // Every answer of both servers is checked against the contract.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { freePort, startProcess, type Started } from '../../../../test/support/processes.ts';
+import { freePort } from '../../../../test/support/processes.ts';
 import { goforward, GOFORWARD_STARTS } from '../../test-support/audio.ts';
 import { checkResponse } from '../../test-support/contract-check.ts';
-import { ADMIN_TOKEN, databaseKinds, freshDatabase, type DatabaseKind } from '../../test-support/harness.ts';
+import { ADMIN_TOKEN, databaseKinds } from '../../test-support/harness.ts';
+import { startScribe, type ScribeProcess as Scribe } from '../../test-support/scribe-process.ts';
 
-const root = new URL('../../../../', import.meta.url).pathname;
 const GOFORWARD_TEXT = 'go forward ten meters';
-
-interface Scribe {
-  base: string;
-  process: Started;
-  stop(): Promise<void>;
-}
-
-async function startScribe(kind: DatabaseKind, env: Record<string, string> = {}): Promise<Scribe> {
-  const database = await freshDatabase(kind);
-  const port = await freePort();
-  try {
-    const process_ = await startProcess(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'server/src/main.ts')],
-      /Scribe is listening/,
-      60_000,
-      {
-        ...database.env,
-        PORT: String(port),
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'info',
-        SCRIBE_ADMIN_TOKEN: ADMIN_TOKEN,
-        SCRIBE_SECRET_KEY: 'b'.repeat(64),
-        SCRIBE_WORKERS: '1',
-        SCRIBE_JOB_POLL_MS: '200',
-        SCRIBE_RATE_LIMIT_RPS: '1000',
-        ...env,
-      },
-    );
-    return {
-      base: `http://127.0.0.1:${port}`,
-      process: process_,
-      async stop() {
-        try {
-          await process_.stop();
-        } finally {
-          await database.drop();
-        }
-      },
-    };
-  } catch (error) {
-    await database.drop();
-    throw error;
-  }
-}
 
 /** A request to a server; the answer is checked against the contract before it is returned. */
 async function call(

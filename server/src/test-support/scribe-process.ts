@@ -1,0 +1,67 @@
+// A reference server as its own process (`node --import tsx server/src/main.ts`) on a fresh database, for tests that
+// need a real process: a chain of two servers, a README command run against a server, a kill and restart.
+import { join } from 'node:path';
+import { freePort, startProcess, type Started } from '../../../test/support/processes.ts';
+import { ADMIN_TOKEN, freshDatabase, type DatabaseKind } from './harness.ts';
+
+const root = new URL('../../../', import.meta.url).pathname;
+
+export interface ScribeProcess {
+  base: string;
+  process: Started;
+  /** Stops the process and drops its database. */
+  stop(): Promise<void>;
+}
+
+/** Starts a server and resolves once it listens; `env` adds or overrides settings (SCRIBE_*). */
+export async function startScribe(kind: DatabaseKind, env: Record<string, string> = {}): Promise<ScribeProcess> {
+  const database = await freshDatabase(kind);
+  const port = await freePort();
+  try {
+    const started = await startProcess(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'server/src/main.ts')],
+      /Scribe is listening/,
+      60_000,
+      {
+        ...database.env,
+        PORT: String(port),
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info', // the readiness line
+        SCRIBE_ADMIN_TOKEN: ADMIN_TOKEN,
+        SCRIBE_SECRET_KEY: 'b'.repeat(64),
+        SCRIBE_WORKERS: '1',
+        SCRIBE_JOB_POLL_MS: '200',
+        SCRIBE_RATE_LIMIT_RPS: '1000',
+        ...env,
+      },
+    );
+    return {
+      base: `http://127.0.0.1:${port}`,
+      process: started,
+      async stop() {
+        try {
+          await started.stop();
+        } finally {
+          await database.drop();
+        }
+      },
+    };
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+}
+
+/** An account with a v3 key, made through the admin surface of a server started by startScribe. */
+export async function createAccountOn(base: string, balance: number): Promise<{ id: string; apiKey: string }> {
+  const created = await fetch(`${base}/admin/accounts`, {
+    method: 'POST',
+    headers: { 'X-Admin-Token': ADMIN_TOKEN, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ balance }),
+  });
+  const text = await created.text();
+  if (created.status !== 201) throw new Error(`account create: ${created.status} ${text}`);
+  const body = JSON.parse(text) as { account: { id: string }; api_key: string };
+  return { id: body.account.id, apiKey: body.api_key };
+}
