@@ -14,6 +14,7 @@
 //  - Failures are EngineErrors: `upstream_error` (non-2xx; an UpstreamRefusal for 400), `upstream_unreachable`
 //    (network error or `timeoutMs` passed), `upstream_invalid_response` (2xx but not an embedding list), `cancelled`.
 import { EngineError } from '../transcriptions/engine/engine.ts';
+import { unreachableUpstream } from '../transcriptions/engine/upstream-failure.ts';
 import type { Embedded, EmbeddingEngine, Measured } from './engine.ts';
 import { fromBase64 } from './vectors.ts';
 
@@ -93,19 +94,7 @@ export function createOpenAiCompatibleEmbeddingEngine(options: OpenAiCompatibleE
         if (signal?.aborted)
           throw new EngineError('cancelled', 'the embedding was cancelled', { cause: signal.reason });
         unreachable = true;
-        if (timeout.aborted) {
-          throw new EngineError(
-            'upstream_unreachable',
-            `the upstream (${endpoint}) did not answer in ${timeoutMs} ms`,
-            {
-              cause: error,
-            },
-          );
-        }
-        const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : '';
-        throw new EngineError('upstream_unreachable', `cannot reach the upstream (${endpoint}): ${reason}`, {
-          cause: error,
-        });
+        throw unreachableUpstream(error, endpoint, timeout, timeoutMs);
       }
       const vectors = parseEmbeddingList(body, texts.length);
       dimensions = vectors[0]!.length;

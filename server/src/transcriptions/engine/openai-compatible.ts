@@ -29,6 +29,7 @@ import {
   type TranscribeOptions,
   type TranscriptionEngine,
 } from './engine.ts';
+import { unreachableUpstream } from './upstream-failure.ts';
 import { BYTES_PER_SAMPLE, pcmSampleCount, SAMPLE_RATE } from './pcm-file.ts';
 import { wavHeader } from './wav.ts';
 
@@ -114,19 +115,7 @@ export function createOpenAiCompatibleEngine(options: OpenAiCompatibleEngineOpti
       } catch (error) {
         if (error instanceof EngineError) throw error;
         if (signal?.aborted) throw cancelled(signal);
-        if (timeout.aborted) {
-          throw new EngineError(
-            'upstream_unreachable',
-            `the upstream (${endpoint}) did not answer in ${timeoutMs} ms`,
-            {
-              cause: error,
-            },
-          );
-        }
-        const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : '';
-        throw new EngineError('upstream_unreachable', `cannot reach the upstream (${endpoint}): ${reason}`, {
-          cause: error,
-        });
+        throw unreachableUpstream(error, endpoint, timeout, timeoutMs);
       }
 
       const transcript = { ...parseVerboseJson(body), duration };
