@@ -41,7 +41,7 @@ import { createModelRegistry } from './models/registry.ts';
 import { createAddressGuard } from './media/address-guard.ts';
 import { streamHandlers } from './streaming/handlers.ts';
 import { createStreamService } from './streaming/session-service.ts';
-import { createStreamEngine } from './streaming/stream-engine.ts';
+import { createStreamEngine, type StreamEngine } from './streaming/stream-engine.ts';
 import { attachStreamServer } from './streaming/stream-server.ts';
 import { createTranscriptionEngine } from './transcriptions/engines.ts';
 import { transcriptionReadHandlers } from './transcriptions/handlers.ts';
@@ -64,7 +64,7 @@ export interface App {
   db: Database;
   logger: Logger;
   server: Server;
-  services: { accounts: AccountService; keys: KeyService; ledger: Ledger; runner: Runner };
+  services: { accounts: AccountService; keys: KeyService; ledger: Ledger; runner: Runner; streamEngine: StreamEngine };
   close(): Promise<void>;
 }
 
@@ -258,7 +258,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     db,
     logger,
     server,
-    services: { accounts, keys, ledger, runner },
+    services: { accounts, keys, ledger, runner, streamEngine },
     async close() {
       await streamServer.close();
       await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));

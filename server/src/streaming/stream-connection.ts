@@ -20,6 +20,7 @@ import type { RecognizerEvent } from './recognizer.ts';
 import type { StreamService } from './session-service.ts';
 import type { StreamSessionRow } from './session-store.ts';
 import type { StreamChannel, StreamEngine } from './stream-engine.ts';
+import type { Refusal } from './stream-socket.ts';
 import { appliedConfig, errorFrame, FrameError, parseClientFrame } from './stream-messages.ts';
 
 /** The contract's limit of one frame (StreamAudio, StreamCloseCode). */
@@ -38,6 +39,8 @@ export interface ConnectionDeps {
 export interface StreamConnection {
   /** Ends the connection from the server's side (shutdown): error frame, close 1011, reservation released. */
   shutdown(): Promise<void>;
+  /** ws refused a frame the client sent (stream-socket.ts): the contract's error frame and 4400. */
+  refuse(refusal: Refusal): void;
   /** Settles when the connection's session is settled (completed or released). */
   readonly done: Promise<void>;
 }
@@ -298,6 +301,7 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
       .catch((err: unknown) => logger.error({ err, session: session.id }, 'stream session: release failed'))
       .finally(settle);
   });
+  // A frame ws refused (refuse() below) is reported here too, after its error frame went out.
   ws.on('error', (err) => logger.warn({ err, session: row?.id }, 'stream socket error'));
 
   armIdle();
@@ -305,6 +309,18 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
 
   return {
     done,
+    refuse(refusal) {
+      void fail(
+        refusal === 'too_large'
+          ? new FrameError('invalid_parameter', 'A frame may hold at most 1 MiB.', null, 4400)
+          : new FrameError(
+              'invalid_json',
+              'The frame is not a valid WebSocket frame of UTF-8 text or audio.',
+              null,
+              4400,
+            ),
+      );
+    },
     async shutdown() {
       await fail(new FrameError('internal_error', 'The server is shutting down.', null, 1011));
       await done;

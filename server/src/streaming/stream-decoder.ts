@@ -21,9 +21,17 @@
 //  - `-ds 2` (acoustic scores computed every other frame): another ≈ 30 % less CPU, corpus WER 0.282 (within the
 //    noise of 71 words); word boundaries move by a frame or two (goforward: "go" at 0.45 s instead of 0.47 s).
 //  - Chunked feeding switches the model's batch CMN to a running mean carried across utterances (binding.ts): that
-//    is what a live stream needs anyway (the first utterance starts from the model's initial mean). A decoder
-//    reused by the next session keeps that mean too (ps_start_stream resets the frame counter, not the mean, and the
-//    library has no public call that does), so the same audio can come out slightly differently in a later session.
+//    is what a live stream needs within a session (the first utterance starts from the model's initial mean). A
+//    decoder reused by the next session would keep it: the running sums grow with every frame fed and the mean moves
+//    once 800 frames were seen, so the same audio came out differently in a later session. The library has no call
+//    that resets it (ps_reinit reloads the whole model: as slow as a new decoder; cmn_live_set installs a mean with a
+//    weight of 500 frames, not the fresh state), so resetCmn() writes the state captured right after ps_init back
+//    into sphinxbase's cmn_t (mean, running sums, frame count) and the feature type. The offsets are those of
+//    Debian's libsphinxbase3 (objdump of feat_free, cmn_init, cmn_live_set: feat_t.cmn at 0x44, feat_t.cmn_struct at
+//    0x58; cmn_t = { mean*, var*, sum*, int nframe, int veclen }); create() checks them against the library's own
+//    view (cepstrum size 13 in both structs, cmn_live_get() equal to the mean read), and a decoder whose check fails
+//    is not reused (see `resettable`).
+import koffi from 'koffi';
 import {
   loadPocketSphinx,
   type DecodedSegment,
@@ -31,6 +39,61 @@ import {
 } from '../transcriptions/engine/pocketsphinx/binding.ts';
 
 type Pointer = bigint | null;
+
+const FEAT_CEPSIZE = 0x10;
+const FEAT_CMN_TYPE = 0x44;
+const FEAT_CMN_STRUCT = 0x58;
+const CMN_MEAN = 0x00;
+const CMN_SUM = 0x10;
+const CMN_NFRAME = 0x18;
+const CMN_VECLEN = 0x1c;
+
+let cmnApi: ReturnType<typeof declareCmnApi> | undefined;
+
+function declareCmnApi() {
+  const ps = koffi.load('libpocketsphinx.so.3');
+  const sb = koffi.load('libsphinxbase.so.3');
+  return {
+    ps_get_feat: ps.func('void *ps_get_feat(void *ps)'),
+    cmn_live_get: sb.func('void cmn_live_get(void *cmn, _Out_ float *vec)'),
+  };
+}
+
+/** sphinxbase's CMN state of one decoder, as captured after ps_init. */
+interface CmnState {
+  cmn: bigint;
+  veclen: number;
+  type: number;
+  mean: number[];
+  sum: number[];
+  nframe: number;
+}
+
+/** The decoder's CMN state, or undefined when the structs do not look like the ones the offsets describe. */
+function readCmn(ps: bigint): CmnState | undefined {
+  cmnApi ??= declareCmnApi();
+  const feat = cmnApi.ps_get_feat(ps) as Pointer;
+  if (feat === null) return undefined;
+  const cmn = koffi.decode(feat, FEAT_CMN_STRUCT, 'void *') as Pointer;
+  if (cmn === null) return undefined;
+  const veclen = koffi.decode(cmn, CMN_VECLEN, 'int32') as number;
+  if (veclen !== 13 || (koffi.decode(feat, FEAT_CEPSIZE, 'int32') as number) !== veclen) return undefined;
+  const meanPtr = koffi.decode(cmn, CMN_MEAN, 'void *') as Pointer;
+  const sumPtr = koffi.decode(cmn, CMN_SUM, 'void *') as Pointer;
+  if (meanPtr === null || sumPtr === null) return undefined;
+  const mean = Array.from(koffi.decode(meanPtr, 'float', veclen) as Float32Array);
+  const viaLibrary: number[] = new Array<number>(veclen).fill(Number.NaN);
+  cmnApi.cmn_live_get(cmn, viaLibrary);
+  if (viaLibrary.some((value, i) => value !== mean[i])) return undefined;
+  return {
+    cmn,
+    veclen,
+    type: koffi.decode(feat, FEAT_CMN_TYPE, 'int32') as number,
+    mean,
+    sum: Array.from(koffi.decode(sumPtr, 'float', veclen) as Float32Array),
+    nframe: koffi.decode(cmn, CMN_NFRAME, 'int32') as number,
+  };
+}
 
 export interface FinishedUtterance {
   segments: DecodedSegment[];
@@ -45,8 +108,35 @@ export class StreamDecoder {
   private framesFed = 0;
   private utteranceFrames = 0;
 
+  /** The CMN state right after ps_init, restored by resetCmn() (undefined: this decoder cannot be reset). */
+  private readonly initialCmn: CmnState | undefined;
+
   private constructor(ps: bigint) {
     this.ps = ps;
+    this.initialCmn = readCmn(ps);
+  }
+
+  /** Whether resetCmn() can give this decoder a fresh decoder's CMN state (false: do not reuse it across sessions). */
+  get resettable(): boolean {
+    return this.initialCmn !== undefined;
+  }
+
+  /**
+   * Back to the cepstral mean normalisation of a freshly created decoder, so the next session decodes its audio as
+   * a new decoder would (between utterances only).
+   */
+  resetCmn(): void {
+    const initial = this.initialCmn;
+    const ps = this.live();
+    if (!initial) throw new Error('this decoder cannot reset its CMN');
+    if (this.inUtterance) throw new Error('the CMN is reset between utterances only');
+    cmnApi ??= declareCmnApi();
+    const feat = cmnApi.ps_get_feat(ps) as bigint;
+    const { cmn, veclen } = initial;
+    koffi.encode(koffi.decode(cmn, CMN_MEAN, 'void *'), 'float', initial.mean, veclen);
+    koffi.encode(koffi.decode(cmn, CMN_SUM, 'void *'), 'float', initial.sum, veclen);
+    koffi.encode(cmn, CMN_NFRAME, 'int32', initial.nframe);
+    koffi.encode(feat, FEAT_CMN_TYPE, 'int32', initial.type);
   }
 
   static create(paths: ModelPaths): StreamDecoder {

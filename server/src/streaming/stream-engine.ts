@@ -36,6 +36,8 @@ export interface StreamEngine {
   readonly available: boolean;
   supports(language: string): boolean;
   open(id: string, options: RecognizerOptions, handlers: StreamHandlers): Promise<StreamChannel>;
+  /** The live worker threads (for tests that simulate a crash by terminating one, and diagnostics). */
+  workers(): Worker[];
   close(): Promise<void>;
 }
 
@@ -102,7 +104,10 @@ export function createStreamEngine(options: StreamEngineOptions = {}): StreamEng
         slot.dead = true;
         if (slots[index] === slot) slots[index] = undefined;
         reject(new Error('the stream worker stopped'));
-        for (const session of slot.sessions.values()) session.handlers.onFailure('the stream worker stopped');
+        for (const session of slot.sessions.values()) {
+          session.handlers.onFailure('the stream worker stopped');
+          session.ended?.(); // an `end` waiting for its answer has none coming
+        }
         slot.sessions.clear();
       });
     });
@@ -169,6 +174,7 @@ export function createStreamEngine(options: StreamEngineOptions = {}): StreamEng
         },
       };
     },
+    workers: () => slots.filter((slot): slot is Slot => slot !== undefined && !slot.dead).map((slot) => slot.worker),
     async close() {
       closed = true;
       await Promise.all(

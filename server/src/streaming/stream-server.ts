@@ -11,6 +11,7 @@ import type { StreamingConfig } from '../config.ts';
 import type { StreamService } from './session-service.ts';
 import { handleConnection, MAX_FRAME_BYTES, type StreamConnection } from './stream-connection.ts';
 import type { StreamEngine } from './stream-engine.ts';
+import { StreamSocket } from './stream-socket.ts';
 
 export const STREAM_PATH = '/v3/transcriptions/stream';
 
@@ -22,9 +23,14 @@ export interface StreamServerDeps {
 }
 
 export function attachStreamServer(server: Server, deps: StreamServerDeps) {
-  // Frames up to 16 MiB reach our own check, which answers the contract's 4400 for anything over 1 MiB; ws itself
-  // would close a bigger one with 1009, a code the contract does not list.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * MAX_FRAME_BYTES, perMessageDeflate: false });
+  // ws refuses a message over 1 MiB from its header, before buffering it, and StreamSocket turns the 1009 it would
+  // close with (not a code of the contract) into the contract's error frame and 4400, whatever the frame's size.
+  const wss = new WebSocketServer<typeof StreamSocket>({
+    noServer: true,
+    maxPayload: MAX_FRAME_BYTES,
+    perMessageDeflate: false,
+    WebSocket: StreamSocket,
+  });
   const connections = new Set<StreamConnection>();
 
   function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -40,6 +46,7 @@ export function attachStreamServer(server: Server, deps: StreamServerDeps) {
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
       const connection = handleConnection(ws, url.searchParams.get('ticket'), deps);
+      ws.onRefused = (refusal) => connection.refuse(refusal);
       connections.add(connection);
       void connection.done.finally(() => connections.delete(connection));
     });

@@ -2,7 +2,9 @@
 // (a decoder holds one session's utterance state; it is not shared). Messages are handled in arrival order, so one
 // session's audio, finalize and end are processed in the order the client sent them. Decoders are kept after a
 // session ends and reused by the next one (creating one loads the model: ≈ 0.4 s that would stall every session of
-// this thread), and one spare is created ahead, in an idle moment, whenever none is left.
+// this thread), with the cepstral mean normalisation of a new decoder (stream-decoder.ts: resetCmn), so a session
+// decodes its audio the same whichever decoder it gets; one spare is created ahead, in an idle moment, whenever none is
+// left.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ModelPaths } from '../transcriptions/engine/pocketsphinx/binding.ts';
 import { Recognizer, type RecognizerEvent, type RecognizerOptions } from './recognizer.ts';
@@ -56,6 +58,8 @@ function release(id: string): void {
   sessions.delete(id);
   try {
     if (session.decoder.active) session.decoder.finish();
+    if (!session.decoder.resettable) throw new Error('not reusable');
+    session.decoder.resetCmn();
     spare.push(session.decoder);
   } catch {
     session.decoder.free();
@@ -93,7 +97,14 @@ function handle(message: ToStreamWorker): void {
       post({ type: 'events', id, events, bytes: 0, ended: true });
     }
   } catch (error) {
+    // A decoder that failed is not trusted again: freed, not reused.
+    const failed = sessions.get(id);
     sessions.delete(id);
+    try {
+      failed?.decoder.free();
+    } catch {
+      // nothing more to do for it
+    }
     post({ type: 'failed', id, message: error instanceof Error ? error.message : String(error) });
   }
 }

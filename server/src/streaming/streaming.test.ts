@@ -362,23 +362,84 @@ for (const kind of databaseKinds) {
     await Promise.all([one.client.stream(GOFORWARD), two.client.stream(GOFORWARD)]);
     const [first, second] = await Promise.all([one.client.end(), two.client.end()]);
     for (const { client } of [one, two]) {
-      // Decoders are reused across sessions and keep their running cepstral mean, so only the first session of a
-      // fresh decoder (the test above) is held to the exact text.
-      assert.match(client.of('transcript.final').find((f) => f.text)?.text ?? '', /^go forward \w+/);
+      // Decoders reused across sessions start from a fresh decoder's cepstral mean (stream-engine.test.ts).
+      assert.is(client.of('transcript.final').find((f) => f.text)?.text, 'go forward ten meters');
       assertClean(client);
     }
     assert.is(first.completed.minutes_billed + second.completed.minutes_billed, 2);
   });
 
-  test('a frame over 1 MiB is refused with 4400', async () => {
+  test('a frame over 1 MiB, audio or text, even over the 16 MiB ws used to close with 1009 itself, gets 4400', async () => {
+    const h = harness();
+    const a = await h.provision({ balance: 100 });
+    const frames: [string, (client: StreamTestClient) => void][] = [
+      ['audio of 1 MiB + 2 bytes', (client) => client.sendAudio(Buffer.alloc(1024 * 1024 + 2))],
+      ['audio of 16 MiB + 2 bytes', (client) => client.sendAudio(Buffer.alloc(16 * 1024 * 1024 + 2))],
+      ['a 2 MiB keepalive', (client) => client.send({ type: 'keepalive', pad: 'x'.repeat(2 * 1024 * 1024) })],
+    ];
+    for (const [what, send] of frames) {
+      const { client } = await open(h, a);
+      send(client);
+      const error = await client.next('error');
+      assert.equal([error.error.code, error.close_code], ['invalid_parameter', 4400], what);
+      assert.is((await client.closed).code, 4400, what);
+      assertClean(client);
+    }
+    // Before the session frame too (the ticket claim may still run).
+    const early = await StreamTestClient.connect((await createSession(h, a)).stream_url);
+    early.sendAudio(Buffer.alloc(32 * 1024 * 1024));
+    assert.is((await early.next('error')).close_code, 4400);
+    assert.is((await early.closed).code, 4400);
+    assertClean(early);
+    // Exactly 1 MiB is a frame like any other (here 32.8 s of audio at once: too far ahead of real time).
+    const { client } = await open(h, a);
+    client.sendAudio(Buffer.alloc(1024 * 1024));
+    assert.equal((await client.next('error')).close_code, 4429);
+    assertClean(client);
+    await until('the releases', async () => ((await money(h, a.id)).reserved === 0 ? true : undefined));
+    assert.is((await money(h, a.id)).balance, 100 * 100, 'nothing charged');
+  });
+
+  test('text that is not UTF-8 (ws would close with 1007) gets invalid_json and 4400', async () => {
     const h = harness();
     const a = await h.provision({ balance: 100 });
     const { client } = await open(h, a);
-    client.sendAudio(Buffer.alloc(1024 * 1024 + 2));
+    client.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
     const error = await client.next('error');
-    assert.equal([error.error.code, error.close_code], ['invalid_parameter', 4400]);
+    assert.equal([error.error.code, error.close_code], ['invalid_json', 4400]);
+    assert.match(error.error.message, /not a valid WebSocket frame/, 'refused by ws, answered by us');
     assert.is((await client.closed).code, 4400);
     assertClean(client);
+  });
+
+  test('a decoder worker that dies mid-session: error frame and 1011, nothing charged; the next session works', async () => {
+    const h = harness();
+    const a = await h.provision({ balance: 100 });
+    const engine = h.app.services.streamEngine;
+    const { client, created } = await open(h, a);
+    await client.stream(GOFORWARD.subarray(0, 16_000), { realTime: false });
+    const dead = engine.workers();
+    assert.ok(dead.length > 0);
+    await Promise.all(dead.map((worker) => worker.terminate()));
+    const error = await client.next('error');
+    assert.equal([error.error.code, error.close_code], ['engine_unavailable', 1011]);
+    assert.is((await client.closed).code, 1011);
+    assertClean(client);
+    await until('the release', async () => ((await money(h, a.id)).reserved === 0 ? true : undefined));
+    assert.is((await money(h, a.id)).balance, 100 * 100, 'nothing charged');
+    const row = await h.db('stream_sessions').where({ id: created.session_id }).first();
+    assert.equal([row.status, row.end_reason], ['dropped', '1011']);
+    const task = await h.db('transcriptions').where({ id: created.session_id }).first();
+    assert.is(task.status, 'failed');
+
+    const next = await open(h, a);
+    await next.client.stream(GOFORWARD, { realTime: false });
+    const { completed } = await next.client.end();
+    assert.is(next.client.of('transcript.final').find((f) => f.text)?.text, 'go forward ten meters');
+    assert.is(completed.minutes_billed, 1);
+    assertClean(next.client);
+    const live = engine.workers();
+    assert.ok(live.length > 0 && live.every((worker) => !dead.includes(worker)), 'the dead workers were replaced');
   });
 
   test('audio far ahead of real time overflows the bounded buffer: 4429', async () => {
