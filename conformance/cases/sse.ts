@@ -1,0 +1,64 @@
+// Phase "sse": streamed chat answers on every surface that streams (v3, the OpenAI drop-in, v2) with a small
+// max_tokens and the usage chunk asked for; each response is judged by sse_conformance. Operations that answer
+// 501 are reported as not run.
+import { errorCode, type RunContext } from '../core/run-context.ts';
+import { call } from './stateful/steps.ts';
+
+const QUESTION = [{ role: 'user', content: 'Say hello in three words.' }];
+
+export async function runSse(run: RunContext): Promise<void> {
+  const actor = run.accounts.provision ? await run.accounts.provision(100, 'sse') : run.accounts.main;
+  const surfaces: Array<[string, Record<string, unknown>]> = [
+    [
+      'createChatCompletion',
+      {
+        model: 'service-mini',
+        messages: QUESTION,
+        stream: true,
+        max_tokens: 16,
+        stream_options: { include_usage: true },
+      },
+    ],
+    [
+      'createOpenAiChatCompletion',
+      {
+        model: 'service-mini',
+        messages: QUESTION,
+        stream: true,
+        max_tokens: 16,
+        stream_options: { include_usage: true },
+      },
+    ],
+    [
+      'createV2ChatCompletion',
+      {
+        model: 'service-mini',
+        messages: QUESTION,
+        stream: true,
+        max_tokens: 16,
+        stream_options: { include_usage: true },
+      },
+    ],
+  ];
+  for (const [operationId, body] of surfaces) {
+    if (!run.isSelected(operationId)) continue;
+    if (run.skipUnimplemented(run.spec.byId(operationId), 'sse')) continue;
+    const exchange = await call(run, actor, operationId, {
+      label: 'streamed answer',
+      phase: 'sse',
+      body,
+      expectation: { kind: 'positive' },
+    });
+    if (!exchange) continue;
+    if (exchange.response.status !== 200) {
+      const code = errorCode(exchange.response.body);
+      run.recorder.skipped({
+        what: `sse_conformance ${operationId}`,
+        phase: 'sse',
+        reason: `the streamed request was answered ${exchange.response.status}${code ? ` ${code}` : ''}`,
+      });
+      continue;
+    }
+    run.trace('sse_conformance', { exchange, includeUsage: true }, 'sse', operationId);
+  }
+}

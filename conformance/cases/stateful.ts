@@ -1,0 +1,65 @@
+// Phase "stateful": scenarios that follow the document's links and the task lifecycle against real state. With an
+// admin token each scenario gets its own throwaway account (so they run side by side, each under its own rate
+// limit) and the account-state scenarios run; without one, the main credentials are used and those are not run.
+import type { RunContext } from '../core/run-context.ts';
+import { blockedAccount, emptyBalance, keyLimit, rateLimit } from './stateful/account-states.ts';
+import { keyRevocation, webhookDeletion } from './stateful/deletions.ts';
+import { crossAccountIsolation } from './stateful/isolation.ts';
+import { linkAndCancel } from './stateful/link-and-cancel.ts';
+import { startReceiver } from './stateful/receiver.ts';
+import type { Actor } from './stateful/steps.ts';
+import { bodyOf, call } from './stateful/steps.ts';
+import { transcriptionLifecycle } from './stateful/transcription-lifecycle.ts';
+import { v2Lifecycle } from './stateful/v2-lifecycle.ts';
+
+export async function runStateful(run: RunContext): Promise<void> {
+  const provision = run.accounts.provision;
+  const actor = async (label: string, balance = 100): Promise<Actor> =>
+    provision ? provision(balance, label) : run.accounts.main;
+  const receiver = await startReceiver(run.options.callbackHost, run.audio.path).catch((error: Error) => {
+    run.recorder.skipped({ what: 'webhook receiver and media server', phase: 'stateful', reason: error.message });
+    return undefined;
+  });
+  try {
+    const [owner, v2Owner, linkOwner, deleter] = await Promise.all([
+      actor('lifecycle'),
+      actor('v2'),
+      actor('links'),
+      actor('deletions'),
+    ]);
+    const [lifecycle, v2TaskId] = await Promise.all([
+      transcriptionLifecycle(run, owner, receiver),
+      v2Lifecycle(run, v2Owner),
+      linkAndCancel(run, linkOwner, receiver),
+      webhookDeletion(run, deleter).then(() => keyRevocation(run, deleter)),
+      provision ? blockedAccount(run, provision) : undefined,
+      provision ? emptyBalance(run, provision) : undefined,
+      provision ? rateLimit(run, provision) : undefined,
+      provision ? keyLimit(run, provision) : undefined,
+    ]);
+    if (!provision) {
+      for (const what of [
+        'cross_account_isolation',
+        'blocked account (403)',
+        'empty balance (402)',
+        'rate_limit_conformance',
+        'key limit',
+      ])
+        run.recorder.skipped({ what, phase: 'stateful', reason: 'needs throwaway accounts (--admin-token)' });
+      return;
+    }
+    const key = await call(run, owner, 'createApiKey', {
+      label: 'a key for the isolation probe',
+      body: { name: 'isolation' },
+    });
+    const stranger = await provision(10, 'stranger');
+    await crossAccountIsolation(run, stranger, {
+      taskId: lifecycle.taskId,
+      webhookId: lifecycle.webhookId,
+      keyId: bodyOf<{ id?: string }>(key)?.id,
+      v2TaskId: v2TaskId ?? undefined,
+    });
+  } finally {
+    await receiver?.close();
+  }
+}

@@ -1,0 +1,131 @@
+// Scenarios on throwaway accounts (needs --admin-token): a blocked account is refused 403 on v3 and v2, an account
+// with nothing available is refused 402 on a paid create, a burst above the rate limit gets 429 with Retry-After
+// (v3 and v2), and the live-key limit (`x-limits.max_live_keys_per_account` of createApiKey) answers 409 one key
+// past it.
+import type { RunContext } from '../../core/run-context.ts';
+import type { Exchange } from '../../core/types.ts';
+import { buildRequest } from '../build.ts';
+import { call, type Actor, needs } from './steps.ts';
+
+type Provision = (balance: number, label: string) => Promise<Actor & { id: string }>;
+
+export async function blockedAccount(run: RunContext, provision: Provision): Promise<void> {
+  if (!needs(run, 'blocked account', ['blockAccount', 'unblockAccount', 'listModels'])) return;
+  const actor = await provision(10, 'blocked');
+  await call(run, actor, 'blockAccount', {
+    label: 'block',
+    path: { id: actor.id },
+    expectation: { kind: 'status', statuses: [200], reason: 'block an account' },
+  });
+  await call(run, actor, 'listModels', {
+    label: 'v3 call of a blocked account',
+    expectation: { kind: 'status', statuses: [403], reason: 'a blocked account (user_blocked)' },
+  });
+  await call(run, actor, 'getBillingUsage', {
+    label: 'v1 call of a blocked account',
+    expectation: { kind: 'status', statuses: [403], reason: 'a blocked account (FORBIDDEN)' },
+  });
+  await call(run, actor, 'unblockAccount', {
+    label: 'unblock',
+    path: { id: actor.id },
+    expectation: { kind: 'status', statuses: [200], reason: 'unblock an account' },
+  });
+  await call(run, actor, 'listModels', {
+    label: 'v3 call after unblock',
+    expectation: { kind: 'status', statuses: [200], reason: 'an unblocked account' },
+  });
+}
+
+export async function emptyBalance(run: RunContext, provision: Provision): Promise<void> {
+  if (!needs(run, 'empty balance', ['createAsyncTranscription'])) return;
+  const actor = await provision(0, 'empty');
+  await call(run, actor, 'createAsyncTranscription', {
+    label: 'paid create with nothing available',
+    mediaType: 'multipart/form-data',
+    body: { file: 'audio', language: 'en' },
+    expectation: { kind: 'status', statuses: [402], reason: 'an account whose available balance is 0' },
+  });
+}
+
+async function burst(run: RunContext, actor: Actor, operationId: string, count: number): Promise<Exchange[]> {
+  const operation = run.spec.byId(operationId);
+  const request = buildRequest(operation, {}, run.audio);
+  const sent = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      run.exchange(request, {
+        phase: 'stateful',
+        label: `burst ${i + 1}/${count}`,
+        operation,
+        credentials: actor,
+        keep429: true,
+      }),
+    ),
+  );
+  return sent.filter((e): e is Exchange => e !== undefined);
+}
+
+export async function rateLimit(run: RunContext, provision: Provision): Promise<void> {
+  if (!needs(run, 'rate_limit_conformance', ['listModels', 'getBillingUsage'])) return;
+  const limit = run.spec.requestsPerSecond;
+  const actor = await provision(10, 'burst');
+  // The server may be configured above the documented limit: learn it from RateLimit-Limit first.
+  const probe = await call(run, actor, 'listModels', { label: 'read RateLimit-Limit' });
+  const advertised = Number(probe?.response.headers['ratelimit-limit'] ?? limit);
+  const effective = Number.isInteger(advertised) && advertised > 0 ? advertised : limit;
+  if (effective > 50) {
+    run.recorder.skipped({
+      what: 'rate_limit_conformance',
+      phase: 'stateful',
+      reason: `the server's limit is ${effective} rps (too many to burst past politely)`,
+    });
+    return;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  run.trace(
+    'rate_limit_conformance',
+    { limit: effective, burst: await burst(run, actor, 'listModels', effective + 3) },
+    'stateful',
+    'listModels',
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  run.trace(
+    'rate_limit_conformance',
+    { limit: effective, burst: await burst(run, actor, 'getBillingUsage', effective + 3) },
+    'stateful',
+    'getBillingUsage',
+  );
+}
+
+export async function keyLimit(run: RunContext, provision: Provision): Promise<void> {
+  if (!needs(run, 'key limit', ['createApiKey'])) return;
+  const limit = run.spec.byId('createApiKey').limits.max_live_keys_per_account;
+  if (!limit || limit > 200) {
+    run.recorder.skipped({
+      what: 'key limit',
+      phase: 'stateful',
+      reason: limit ? `limit ${limit} is too many keys to create` : 'the document states no key limit',
+    });
+    return;
+  }
+  const actor = await provision(1, 'keys');
+  // the account was created with one live key
+  for (let i = 1; i < limit; i++) {
+    const created = await call(run, actor, 'createApiKey', {
+      label: `key ${i + 1} of ${limit}`,
+      body: { name: `k${i}` },
+    });
+    if (created?.response.status !== 201) {
+      run.recorder.skipped({
+        what: 'key limit',
+        phase: 'stateful',
+        reason: `key ${i + 1} of ${limit} was answered ${created?.response.status}`,
+      });
+      return;
+    }
+  }
+  await call(run, actor, 'createApiKey', {
+    label: 'one key past the limit',
+    body: { name: 'over' },
+    expectation: { kind: 'status', statuses: [409], reason: `an account with ${limit} live keys (key_limit_exceeded)` },
+  });
+}

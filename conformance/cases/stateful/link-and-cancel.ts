@@ -1,0 +1,78 @@
+// Scenario: tasks from a link and cancellation. A task from a link to the suite's media server runs through
+// created → downloading → ready → processing → completed; a task from a link that answers slowly is cancelled
+// while it downloads (200, cancelled, and a second cancel is 409). When the server refuses the suite's address,
+// an uploaded task is cancelled right away instead (200, or 409 if recognition already started).
+import type { RunContext } from '../../core/run-context.ts';
+import type { Exchange } from '../../core/types.ts';
+import type { Receiver } from './receiver.ts';
+import { bodyOf, call, pollTask, type Actor, needs } from './steps.ts';
+
+async function cancelAndFollow(run: RunContext, actor: Actor, taskId: string, allowed: number[], reason: string) {
+  const cancelled = await call(run, actor, 'cancelTranscription', {
+    label: 'cancel',
+    path: { id: taskId },
+    expectation: { kind: 'status', statuses: allowed, reason },
+  });
+  const observations: Exchange[] = cancelled ? [cancelled] : [];
+  observations.push(...(await pollTask(run, actor, taskId)));
+  run.trace('state_machine_conformance', { observations }, 'stateful', 'cancelTranscription');
+  const status = bodyOf<{ data?: { status?: string } }>(observations.at(-1))?.data?.status;
+  if (status && ['completed', 'failed', 'cancelled'].includes(status))
+    await call(run, actor, 'cancelTranscription', {
+      label: 'cancel a task in a final state',
+      path: { id: taskId },
+      expectation: { kind: 'status', statuses: [409], reason: `cancel of a ${status} task` },
+    });
+}
+
+export async function linkAndCancel(run: RunContext, actor: Actor, receiver: Receiver | undefined): Promise<void> {
+  if (
+    !needs(run, 'tasks from a link and cancel', [
+      'createAsyncTranscription',
+      'getTranscriptionStatus',
+      'cancelTranscription',
+    ])
+  )
+    return;
+  let linksAccepted = false;
+  if (receiver) {
+    const created = await call(run, actor, 'createAsyncTranscription', {
+      label: 'create from a link',
+      body: { url: `${receiver.baseUrl}/media/goforward.wav`, language: 'en' },
+      expectation: { kind: 'any' },
+    });
+    const taskId = bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
+    if (created?.response.status === 202 && taskId) {
+      linksAccepted = true;
+      run.trace(
+        'state_machine_conformance',
+        { observations: await pollTask(run, actor, taskId) },
+        'stateful',
+        'createAsyncTranscription',
+      );
+      const slow = await call(run, actor, 'createAsyncTranscription', {
+        label: 'create from a slow link',
+        body: { url: `${receiver.baseUrl}/media/slow.wav`, language: 'en' },
+        expectation: { kind: 'status', statuses: [202], reason: 'the same link host was accepted a moment ago' },
+      });
+      const slowId = bodyOf<{ transcription_id?: string }>(slow)?.transcription_id;
+      if (slowId) await cancelAndFollow(run, actor, slowId, [200], 'cancel while the media is downloading');
+    } else {
+      run.recorder.skipped({
+        what: 'tasks from a link',
+        phase: 'stateful',
+        reason: `the server refused ${receiver.baseUrl} (${created?.response.status ?? 'not sent'}); cancel is tested on an upload`,
+      });
+    }
+  }
+  if (!linksAccepted) {
+    const created = await call(run, actor, 'createAsyncTranscription', {
+      label: 'create an upload to cancel',
+      mediaType: 'multipart/form-data',
+      body: { file: 'audio', language: 'en', priority: 'queue' },
+      expectation: { kind: 'status', statuses: [202], reason: 'an English upload with money on the account' },
+    });
+    const taskId = bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
+    if (taskId) await cancelAndFollow(run, actor, taskId, [200, 409], 'cancel right after an upload');
+  }
+}

@@ -1,0 +1,154 @@
+// Scenario: the v3 task lifecycle with billing and webhooks. A webhook to the suite's receiver is registered,
+// the price of the audio is quoted, an async task is created from an upload, its read links are followed, its
+// status is polled to a final state (state machine, progress), its result is read in every format, the charge
+// is compared with the quote (ledger capture, balance change, the task's cost), and the signed
+// `transcription.completed` delivery — plus a test delivery — is verified.
+import type { RunContext } from '../../core/run-context.ts';
+import type { Exchange } from '../../core/types.ts';
+import type { Receiver } from './receiver.ts';
+import { bodyOf, call, finalStatusOf, followReadLinks, pollTask, type Actor, needs } from './steps.ts';
+
+export interface LifecycleOutcome {
+  taskId?: string;
+  webhookId?: string;
+}
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+async function registerWebhook(run: RunContext, actor: Actor, receiver: Receiver, name: string) {
+  if (!needs(run, 'webhook delivery', ['createWebhook'])) return undefined;
+  const created = await call(run, actor, 'createWebhook', {
+    label: 'register the suite receiver',
+    body: { url: `${receiver.baseUrl}/hooks/${name}`, events: ['transcription.completed', 'transcription.failed'] },
+    expectation: { kind: 'positive' },
+  });
+  const body = bodyOf<{ id?: string; secret?: string }>(created);
+  if (created?.response.status !== 201 || !body?.id || !body.secret) {
+    run.recorder.skipped({
+      what: 'webhook delivery',
+      phase: 'stateful',
+      reason: `the server did not register ${receiver.baseUrl} (${created?.response.status ?? 'not sent'}; a server must allow the suite's address, see --callback-host)`,
+    });
+    return undefined;
+  }
+  return { id: body.id, secret: body.secret };
+}
+
+async function balanceOf(run: RunContext, actor: Actor): Promise<number | undefined> {
+  if (!actor.id || !run.client.adminToken) return undefined;
+  const exchange = await call(run, actor, 'getAccount', { label: 'read the balance', path: { id: actor.id } });
+  return bodyOf<{ balance?: number }>(exchange)?.balance;
+}
+
+async function ledgerCapture(run: RunContext, actor: Actor, taskId: string): Promise<number | undefined> {
+  if (!actor.id || !run.client.adminToken) return undefined;
+  const exchange = await call(run, actor, 'listAccountLedger', {
+    label: 'read the ledger',
+    path: { id: actor.id },
+    query: { limit: 100 },
+  });
+  const entries = bodyOf<{ data?: Array<{ kind: string; amount: number; reference: string | null }> }>(exchange)?.data;
+  if (!entries) return undefined;
+  // the document's example reference is the bare task id; a prefixed one (`transcription:<id>`) also names it
+  const captures = entries.filter((e) => e.kind === 'capture' && (e.reference ?? '').includes(taskId));
+  return captures.length === 0 ? 0 : -captures.reduce((sum, e) => sum + e.amount, 0);
+}
+
+export async function transcriptionLifecycle(
+  run: RunContext,
+  actor: Actor,
+  receiver: Receiver | undefined,
+): Promise<LifecycleOutcome> {
+  if (!needs(run, 'transcription lifecycle', ['createAsyncTranscription', 'getTranscriptionStatus'])) return {};
+  const outcome: LifecycleOutcome = {};
+  const hook = receiver ? await registerWebhook(run, actor, receiver, `lifecycle-${actor.account}`) : undefined;
+  outcome.webhookId = hook?.id;
+  const quote = await call(run, actor, 'calculatePrice', {
+    label: 'quote the audio',
+    body: { type: 'transcription', duration_seconds: run.audio.durationSeconds, priority: 'queue' },
+    expectation: { kind: 'positive' },
+  });
+  const quoted = bodyOf<{ amount?: number }>(quote)?.amount;
+  const before = await balanceOf(run, actor);
+  const created = await call(run, actor, 'createAsyncTranscription', {
+    label: 'create an async task from an upload',
+    mediaType: 'multipart/form-data',
+    body: { file: 'audio', language: 'en', priority: 'queue' },
+    expectation: { kind: 'status', statuses: [202], reason: 'an English upload with money on the account' },
+  });
+  const taskId = bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
+  if (!created || !taskId) {
+    run.recorder.skipped({
+      what: 'transcription lifecycle',
+      phase: 'stateful',
+      reason: 'the async create did not answer 202',
+    });
+    return outcome;
+  }
+  outcome.taskId = taskId;
+  run.trace(
+    'ensure_resource_availability',
+    { created, probes: await followReadLinks(run, actor, created) },
+    'stateful',
+    created.operationId,
+  );
+  const observations = await pollTask(run, actor, taskId);
+  run.trace('state_machine_conformance', { observations }, 'stateful', 'getTranscriptionStatus');
+  const final = finalStatusOf(observations);
+  if (final !== 'completed') {
+    run.recorder.skipped({
+      what: 'transcription result and billing',
+      phase: 'stateful',
+      reason: `the task ended ${final ?? 'without a final state in time'} (goforward.wav in English)`,
+    });
+  } else {
+    for (const format of ['json', 'srt', 'vtt', 'txt']) {
+      await call(run, actor, 'getTranscriptionResult', {
+        label: `result as ${format}`,
+        path: { id: taskId },
+        query: { format },
+        expectation: { kind: 'status', statuses: [200], reason: 'the result of a completed task' },
+      });
+    }
+    if (quoted !== undefined) {
+      const after = await balanceOf(run, actor);
+      const task = bodyOf<{ data?: { cost?: number } }>(observations.at(-1));
+      run.trace(
+        'billing_consistency',
+        {
+          task: taskId,
+          quoted,
+          charged: {
+            'the task cost': task?.data?.cost,
+            'the ledger capture': await ledgerCapture(run, actor, taskId),
+            'the balance change': before !== undefined && after !== undefined ? before - after : undefined,
+          },
+        },
+        'stateful',
+        'calculatePrice',
+      );
+    }
+  }
+  if (hook && receiver && final && final !== 'cancelled') {
+    const name = `lifecycle-${actor.account}`;
+    const event = await receiver.waitFor(name, (b) => (b as { data?: { id?: string } }).data?.id === taskId, 20_000);
+    const tested: Exchange | undefined = await call(run, actor, 'testWebhook', {
+      label: 'send a test event',
+      path: { id: hook.id },
+    });
+    const test =
+      tested?.response.status === 202
+        ? await receiver.waitFor(name, (b) => (b as { data?: { id?: string } }).data?.id === NIL_UUID, 20_000)
+        : undefined;
+    const missing = [
+      ...(event ? [] : [`transcription.${final} for ${taskId}`]),
+      ...(tested?.response.status === 202 && !test ? ['the test event'] : []),
+    ];
+    run.trace(
+      'webhook_signature_conformance',
+      { secret: hook.secret, deliveries: receiver.deliveries(name), missing },
+      'stateful',
+    );
+  }
+  return outcome;
+}

@@ -1,0 +1,143 @@
+// Scenario: the signed v2 surface. A v2 task is created from an upload (signed), its read link followed, polled to
+// a final state, and the three result links it returns are fetched with no credentials (text, JSON, PDF); a link
+// with a tampered signature is refused 403; a question is asked about the transcript. Then signature_enforcement:
+// the same signed read with each signature header missing, a tampered signature, a timestamp outside the window
+// (both sides) and another secret → 401, while the correctly signed one is let in.
+import { randomBytes } from 'node:crypto';
+import { hmacHeaders } from '../../core/client.ts';
+import { sleep } from '../../core/rate-limiter.ts';
+import type { RunContext } from '../../core/run-context.ts';
+import type { Exchange } from '../../core/types.ts';
+import { bodyOf, call, followReadLinks, type Actor, needs } from './steps.ts';
+
+const FINAL_V2 = new Set(['completed', 'failed', 'cancelled']);
+const SKEW_SECONDS = 301 + 60; // beyond the document's ±300 s window, with room for clock differences
+
+interface V2Task {
+  data?: { status?: string; results?: { text?: string; json?: string; pdf?: string } | null };
+}
+
+export async function v2Lifecycle(run: RunContext, actor: Actor): Promise<string | undefined> {
+  if (!needs(run, 'v2 scenario', ['createV2Transcription', 'getV2Transcription'])) return undefined;
+  if (!actor.publicKey || !actor.secret) {
+    run.recorder.skipped({
+      what: 'v2 scenario',
+      phase: 'stateful',
+      reason: 'no v2 key pair (--public-key/--secret or --admin-token)',
+    });
+    return undefined;
+  }
+  const created = await call(run, actor, 'createV2Transcription', {
+    label: 'create a v2 task from an upload',
+    mediaType: 'multipart/form-data',
+    body: { file: 'audio', language: 'en' },
+    expectation: { kind: 'status', statuses: [201], reason: 'an English upload with money on the account' },
+  });
+  const id = bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
+  if (!created || !id) return undefined;
+  run.trace(
+    'ensure_resource_availability',
+    { created, probes: await followReadLinks(run, actor, created) },
+    'stateful',
+    'createV2Transcription',
+  );
+  let task: Exchange | undefined;
+  const deadline = Date.now() + run.options.taskTimeout * 1000;
+  while (Date.now() < deadline) {
+    task = await call(run, actor, 'getV2Transcription', { label: 'poll the v2 task', path: { id } });
+    const status = bodyOf<V2Task>(task)?.data?.status;
+    if (!task || task.response.status !== 200 || (status && FINAL_V2.has(status))) break;
+    await sleep(300);
+  }
+  const results = bodyOf<V2Task>(task)?.data?.results;
+  if (bodyOf<V2Task>(task)?.data?.status === 'completed' && results) {
+    for (const [format, link] of Object.entries(results)) {
+      if (!link) continue;
+      const url = new URL(link);
+      const relative = `${url.pathname}${url.search}`;
+      const operation = run.spec.match('GET', url.pathname);
+      await run.exchange(
+        { method: 'GET', path: relative, headers: {} },
+        {
+          phase: 'stateful',
+          label: `result link (${format})`,
+          operation,
+          expectation: { kind: 'status', statuses: [200], reason: 'a fresh result link' },
+        },
+      );
+      if (format === 'text') {
+        const tampered = relative.replace(
+          /signature=([0-9a-f])/,
+          (_m, c: string) => `signature=${c === '0' ? '1' : '0'}`,
+        );
+        await run.exchange(
+          { method: 'GET', path: tampered, headers: {} },
+          {
+            phase: 'stateful',
+            label: 'result link with a tampered signature',
+            operation,
+            expectation: { kind: 'status', statuses: [403], reason: 'a tampered link' },
+          },
+        );
+      }
+    }
+    // chat over the transcript (answered 503 engine_unavailable where no chat model is installed)
+    await call(run, actor, 'createV2TranscriptChatCompletion', {
+      label: 'chat over the transcript',
+      path: { id },
+      body: { messages: ['What is said, in one word?'], maxTokens: 16 },
+      expectation: { kind: 'positive' },
+    });
+  } else {
+    run.recorder.skipped({
+      what: 'v2 result links',
+      phase: 'stateful',
+      reason: `the v2 task ended ${bodyOf<V2Task>(task)?.data?.status ?? 'without a final state in time'}`,
+    });
+  }
+  await signatureEnforcement(run, actor, id);
+  return id;
+}
+
+async function signatureEnforcement(run: RunContext, actor: Actor, id: string): Promise<void> {
+  const operation = run.spec.byId('getV2Transcription');
+  const path = `/v2/transcriptions/${id}`;
+  const now = Math.floor(Date.now() / 1000);
+  const good = () => hmacHeaders(actor.publicKey!, actor.secret!);
+  const without = (name: string) => Object.fromEntries(Object.entries(good()).filter(([header]) => header !== name));
+  const variants: Array<{ variant: string; valid: boolean; headers: Record<string, string> }> = [
+    { variant: 'correctly signed', valid: true, headers: good() },
+    { variant: 'without X-Public-Key', valid: false, headers: without('X-Public-Key') },
+    { variant: 'without X-Timestamp', valid: false, headers: without('X-Timestamp') },
+    { variant: 'without X-Signature', valid: false, headers: without('X-Signature') },
+    {
+      variant: 'tampered signature',
+      valid: false,
+      headers: { ...good(), 'X-Signature': good()['X-Signature'].replace(/^./, (c) => (c === '0' ? '1' : '0')) },
+    },
+    {
+      variant: `timestamp ${SKEW_SECONDS} s in the past`,
+      valid: false,
+      headers: hmacHeaders(actor.publicKey!, actor.secret!, now - SKEW_SECONDS),
+    },
+    {
+      variant: `timestamp ${SKEW_SECONDS} s in the future`,
+      valid: false,
+      headers: hmacHeaders(actor.publicKey!, actor.secret!, now + SKEW_SECONDS),
+    },
+    {
+      variant: 'signed with another secret',
+      valid: false,
+      headers: hmacHeaders(actor.publicKey!, randomBytes(32).toString('hex')),
+    },
+  ];
+  const probes: Array<{ variant: string; valid: boolean; exchange: Exchange }> = [];
+  for (const { variant, valid, headers } of variants) {
+    const exchange = await run.exchange(
+      { method: 'GET', path, headers: {} },
+      { phase: 'stateful', label: `signature: ${variant}`, operation, credentials: actor, auth: { headers } },
+    );
+    if (exchange) probes.push({ variant, valid, exchange });
+  }
+  run.trace('signature_enforcement', { probes }, 'stateful', operation.id);
+}

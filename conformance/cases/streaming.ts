@@ -1,0 +1,115 @@
+// Phase "streaming": the AsyncAPI session over a real WebSocket. A session is created over HTTP, the ticket URL is
+// opened, `session` is sent, the audio follows in 100 ms binary frames and `end` closes it: the server's frames
+// must be documented messages that validate, in order session.started … session.completed, then close 1000. The
+// same ticket a second time must be refused (error frame + 4401), and audio before `session` is 4400. While the
+// server answers 501 for stream create, the phase is reported as not run.
+import WebSocket from 'ws';
+import type { ServerFrame, StreamTrace } from '../checks/stream-protocol-conformance.ts';
+import type { RunContext } from '../core/run-context.ts';
+import { bodyOf, call } from './stateful/steps.ts';
+
+interface Session {
+  frames: ServerFrame[];
+  closeCode: number;
+}
+
+/** Opens the ticket URL, runs `script` once open, and collects every server frame until the close (or timeout). */
+function openSession(url: string, script: (socket: WebSocket, frames: ServerFrame[]) => void, timeoutMs = 60_000) {
+  return new Promise<Session>((resolve) => {
+    const frames: ServerFrame[] = [];
+    const socket = new WebSocket(url);
+    const timer = setTimeout(() => {
+      socket.terminate();
+      resolve({ frames, closeCode: -1 });
+    }, timeoutMs);
+    socket.on('open', () => script(socket, frames));
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      frames.push(isBinary ? { kind: 'binary', bytes: data.length } : { kind: 'text', data: data.toString('utf8') });
+    });
+    socket.on('close', (code: number) => {
+      clearTimeout(timer);
+      resolve({ frames, closeCode: code });
+    });
+    socket.on('error', () => {
+      /* the close event follows and carries the outcome */
+    });
+  });
+}
+
+export async function runStreaming(run: RunContext): Promise<void> {
+  if (!run.isSelected('createStreamSession')) {
+    run.recorder.skipped({
+      what: 'stream_protocol_conformance',
+      phase: 'streaming',
+      reason: '--include/--exclude leaves out createStreamSession',
+    });
+    return;
+  }
+  const actor = run.accounts.provision ? await run.accounts.provision(100, 'stream') : run.accounts.main;
+  const create = async (label: string) => {
+    const exchange = await call(run, actor, 'createStreamSession', {
+      label,
+      phase: 'streaming',
+      expectation: { kind: 'status', statuses: [201], reason: 'a stream session with money on the account' },
+    });
+    return bodyOf<{ stream_url?: string }>(exchange)?.stream_url;
+  };
+  const url = await create('create a stream session');
+  if (!url) {
+    if (!run.recorder.unimplemented.has('createStreamSession'))
+      run.recorder.skipped({
+        what: 'stream_protocol_conformance',
+        phase: 'streaming',
+        reason: 'no stream session could be created',
+      });
+    else
+      run.recorder.skipped({
+        what: 'stream_protocol_conformance',
+        phase: 'streaming',
+        reason: 'createStreamSession answered 501',
+      });
+    return;
+  }
+  const { pcm, sampleRate } = run.audio;
+  const clean = await openSession(url, (socket) => {
+    socket.send(JSON.stringify({ type: 'session', language: 'en', sample_rate: sampleRate, encoding: 'pcm_s16le' }));
+    const frame = sampleRate / 5; // 100 ms of 16-bit samples
+    for (let at = 0; at < pcm.length; at += frame) socket.send(pcm.subarray(at, at + frame));
+    socket.send(JSON.stringify({ type: 'end' }));
+  });
+  const trace = (
+    scenario: string,
+    session: Session,
+    expectedClose: number[],
+    expectedTypes?: string[],
+  ): StreamTrace => ({
+    scenario,
+    frames: session.frames,
+    closeCode: session.closeCode,
+    expectedClose,
+    expectedTypes,
+  });
+  run.trace(
+    'stream_protocol_conformance',
+    trace('clean session', clean, [1000], ['session.started', 'session.completed']),
+    'streaming',
+    'createStreamSession',
+  );
+  const reused = await openSession(url, () => undefined, 15_000);
+  run.trace(
+    'stream_protocol_conformance',
+    trace('reused ticket', reused, [4401], ['error']),
+    'streaming',
+    'createStreamSession',
+  );
+  const second = await create('create a session for a bad first frame');
+  if (second) {
+    const bad = await openSession(second, (socket) => socket.send(pcm.subarray(0, 3200)), 15_000);
+    run.trace(
+      'stream_protocol_conformance',
+      trace('audio before session', bad, [4400], ['error']),
+      'streaming',
+      'createStreamSession',
+    );
+  }
+}

@@ -1,0 +1,483 @@
+// Every check fails on a crafted bad response and passes on a good one (the response, active and trace checks
+// alike; active checks get a fake `send` that answers with crafted responses).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import '../checks/index.ts';
+import { hmacHeaders } from '../core/client.ts';
+import { asList, checkNamed, registeredChecks, type ActiveContext, type Send } from '../core/registry.ts';
+import type { Exchange, Expectation, Finding } from '../core/types.ts';
+import { bundledSpec, crafted, RATE_HEADERS, v3Error } from '../suites/crafted.ts';
+import { statusesByCode } from './error-body-conformance.ts';
+import { expectedSignature } from './webhook-signature-conformance.ts';
+
+const test = suite('checks');
+const spec = bundledSpec();
+
+const MODELS = {
+  object: 'list',
+  data: [{ id: 'service-mini', object: 'model', created: 1, owned_by: 'scribe', type: 'chat', status: 'available' }],
+};
+const TASK = '0b6e7f52-3c1d-4e8a-9f20-5a7b8c9d0e1f';
+
+function runResponse(name: string, exchange: Exchange, expectation: Expectation = { kind: 'any' }): Finding[] {
+  const check = checkNamed(name);
+  assert.is(check.kind, 'response');
+  const operation = exchange.operationId ? spec.byId(exchange.operationId) : undefined;
+  return asList((check.run as (c: unknown) => Finding[])({ spec, exchange, operation, expectation }));
+}
+
+function runTrace(name: string, trace: unknown): Finding[] {
+  const check = checkNamed(name);
+  assert.is(check.kind, 'trace');
+  return asList((check.run as (t: unknown, s: unknown) => Finding[])(trace, spec));
+}
+
+async function runActive(name: string, operationId: string, answer: (request: Parameters<Send>[0]) => Exchange) {
+  const check = checkNamed(name);
+  assert.is(check.kind, 'active');
+  const operation = spec.byId(operationId);
+  const sent: Array<Parameters<Send>[0]> = [];
+  const context: ActiveContext = {
+    spec,
+    operation,
+    client: { authHeaders: () => ({ Authorization: 'Bearer sk_live_x' }), main: { account: 'main' } },
+    sample: {
+      method: operation.method,
+      path: operation.path.replace('{id}', TASK),
+      headers: {},
+      body: operation.requestBody
+        ? { kind: 'json', value: { type: 'transcription', duration_seconds: 60 } }
+        : undefined,
+    },
+    send: async (request) => {
+      sent.push(request);
+      return answer(request);
+    },
+  };
+  return { findings: asList(await (check.run as (c: ActiveContext) => Promise<Finding[]>)(context)), sent };
+}
+
+const ok = () => crafted('GET', '/v3/models', 200, MODELS, RATE_HEADERS);
+
+test('all 21 checks are registered by name', () => {
+  const names = registeredChecks()
+    .map((c) => c.name)
+    .sort();
+  assert.equal(names, [
+    'billing_consistency',
+    'content_type_conformance',
+    'cross_account_isolation',
+    'ensure_resource_availability',
+    'error_body_conformance',
+    'ignored_auth',
+    'missing_required_header',
+    'negative_data_rejection',
+    'not_a_server_error',
+    'positive_data_acceptance',
+    'rate_limit_conformance',
+    'response_headers_conformance',
+    'response_schema_conformance',
+    'signature_enforcement',
+    'sse_conformance',
+    'state_machine_conformance',
+    'status_code_conformance',
+    'stream_protocol_conformance',
+    'unsupported_method',
+    'use_after_free',
+    'webhook_signature_conformance',
+  ]);
+});
+
+test('not_a_server_error: a 500 fails; a 200 and a documented 503 pass', () => {
+  assert.is(
+    runResponse(
+      'not_a_server_error',
+      crafted('GET', '/v3/models', 500, v3Error('internal_error', null, 'server_error')),
+    ).length,
+    1,
+  );
+  assert.is(runResponse('not_a_server_error', ok()).length, 0);
+  assert.is(
+    runResponse(
+      'not_a_server_error',
+      crafted('POST', '/v3/transcriptions/sync/create', 503, v3Error('engine_unavailable', null, 'server_error')),
+    ).length,
+    0,
+  );
+});
+
+test('status_code_conformance: an undocumented status and an unexpected one fail; a documented one passes', () => {
+  assert.is(
+    runResponse('status_code_conformance', crafted('GET', '/v3/models', 418, v3Error('invalid_parameter')))[0]!.title,
+    'Undocumented HTTP status code',
+  );
+  assert.is(
+    runResponse('status_code_conformance', ok(), { kind: 'status', statuses: [403], reason: 'blocked' })[0]!.title,
+    'Unexpected status code',
+  );
+  assert.is(runResponse('status_code_conformance', ok()).length, 0);
+});
+
+test('content_type_conformance: text/html fails; application/json passes', () => {
+  const html = crafted('GET', '/v3/models', 200, MODELS, { 'content-type': 'text/html' });
+  assert.is(runResponse('content_type_conformance', html)[0]!.title, 'Undocumented Content-Type');
+  assert.is(runResponse('content_type_conformance', ok()).length, 0);
+});
+
+test('response_headers_conformance: a missing X-Request-Id and a non-integer RateLimit-Limit fail', () => {
+  const missing = ok();
+  delete missing.response.headers['x-request-id'];
+  assert.ok(runResponse('response_headers_conformance', missing).some((f) => f.message.includes('X-Request-Id')));
+  const bad = crafted('GET', '/v3/models', 200, MODELS, { ...RATE_HEADERS, 'ratelimit-limit': 'ten' });
+  assert.ok(runResponse('response_headers_conformance', bad).some((f) => f.message.startsWith('RateLimit-Limit')));
+  assert.is(runResponse('response_headers_conformance', ok()).length, 0);
+});
+
+test('response_schema_conformance: a dropped required field and an undocumented enum value fail', () => {
+  const dropped = crafted('GET', '/v3/models', 200, { object: 'list' }, RATE_HEADERS);
+  assert.is(runResponse('response_schema_conformance', dropped)[0]!.title, 'Response violates schema');
+  const badEnum = crafted('GET', '/v3/models', 200, { ...MODELS, data: [{ ...MODELS.data[0], status: 'sleeping' }] });
+  assert.is(runResponse('response_schema_conformance', badEnum).length, 1);
+  const notJson = crafted('GET', '/v3/models', 200, 'not json', { 'content-type': 'application/json' });
+  assert.is(runResponse('response_schema_conformance', notJson)[0]!.title, 'JSON deserialization error');
+  assert.is(runResponse('response_schema_conformance', ok()).length, 0);
+});
+
+test('negative_data_rejection: invalid data answered 2xx fails; answered 400 passes', () => {
+  const negative: Expectation = { kind: 'negative', reason: 'limit above maximum', field: 'limit' };
+  assert.is(runResponse('negative_data_rejection', ok(), negative).length, 1);
+  assert.is(
+    runResponse(
+      'negative_data_rejection',
+      crafted('GET', '/v3/models', 400, v3Error('invalid_parameter', 'limit')),
+      negative,
+    ).length,
+    0,
+  );
+});
+
+test('positive_data_acceptance: valid data refused as malformed fails; refused for state (404) passes', () => {
+  const refused = crafted('POST', '/v3/billing/calculate', 400, v3Error('invalid_parameter', 'type'));
+  assert.is(runResponse('positive_data_acceptance', refused, { kind: 'positive' }).length, 1);
+  const state = crafted('POST', '/v3/billing/calculate', 404, v3Error('model_not_found', 'model'));
+  assert.is(runResponse('positive_data_acceptance', state, { kind: 'positive' }).length, 0);
+  const language = crafted('POST', '/v3/billing/calculate', 400, v3Error('unsupported_language', 'language'));
+  assert.is(runResponse('positive_data_acceptance', language, { kind: 'positive' }).length, 0);
+});
+
+test('error_body_conformance: a wrong shape, a stack trace and a param that misses the field fail', () => {
+  const negative: Expectation = { kind: 'negative', reason: 'wrong type', field: 'duration_seconds' };
+  const shape = crafted('POST', '/v3/billing/calculate', 400, { message: 'bad' });
+  assert.is(runResponse('error_body_conformance', shape, negative)[0]!.title, 'Error body is not the error shape');
+  const trace = crafted('POST', '/v3/billing/calculate', 500, {
+    error: {
+      type: 'server_error',
+      code: 'internal_error',
+      message: 'TypeError\n    at handler (/srv/app.js:10:5)',
+      param: null,
+    },
+  });
+  assert.ok(runResponse('error_body_conformance', trace).some((f) => f.title === 'Stack trace in the error body'));
+  const wrongParam = crafted('POST', '/v3/billing/calculate', 400, v3Error('invalid_parameter', 'type'));
+  assert.is(
+    runResponse('error_body_conformance', wrongParam, negative)[0]!.title,
+    'Error does not name the invalid field',
+  );
+  const v2 = crafted('POST', '/v2/transcriptions/calculate', 400, {
+    error: 'VALIDATION_ERROR',
+    message: 'bad',
+    errors: { other: ['x'] },
+  });
+  assert.is(runResponse('error_body_conformance', v2, { kind: 'negative', reason: 'x', field: 'duration' }).length, 1);
+  const good = crafted('POST', '/v3/billing/calculate', 400, v3Error('invalid_parameter', 'duration_seconds'));
+  assert.is(runResponse('error_body_conformance', good, negative).length, 0);
+  const goodV2 = crafted('POST', '/v2/transcriptions/calculate', 400, {
+    error: 'VALIDATION_ERROR',
+    message: 'bad',
+    errors: { duration: ['x'] },
+  });
+  assert.is(
+    runResponse('error_body_conformance', goodV2, { kind: 'negative', reason: 'x', field: 'duration' }).length,
+    0,
+  );
+});
+
+test('ignored_auth: a 200 without credentials fails; 401 passes', async () => {
+  const accepted = await runActive('ignored_auth', 'listModels', () => ok());
+  assert.is(accepted.findings.length, 2);
+  assert.is(accepted.findings[0]!.severity, 'critical');
+  assert.is(accepted.sent.length, 2);
+  const refused = await runActive('ignored_auth', 'listModels', () =>
+    crafted('GET', '/v3/models', 401, v3Error('invalid_api_key', null, 'authentication_error')),
+  );
+  assert.is(refused.findings.length, 0);
+});
+
+test('unsupported_method: 404 or a wrong Allow fails; 405 with Allow: GET passes', async () => {
+  const notFound = await runActive('unsupported_method', 'listModels', () =>
+    crafted('PUT', '/v3/models', 404, v3Error('not_found')),
+  );
+  assert.is(notFound.findings[0]!.title, 'Unsupported method not rejected with 405');
+  assert.is(notFound.sent[0]!.method, 'PUT');
+  const wrongAllow = await runActive('unsupported_method', 'listModels', () =>
+    crafted('PUT', '/v3/models', 405, v3Error('method_not_allowed'), { allow: 'POST' }),
+  );
+  assert.is(wrongAllow.findings[0]!.title, 'Allow header does not list the declared methods');
+  const good = await runActive('unsupported_method', 'listModels', () =>
+    crafted('PUT', '/v3/models', 405, v3Error('method_not_allowed'), { allow: 'GET' }),
+  );
+  assert.is(good.findings.length, 0);
+});
+
+test('missing_required_header: a body without Content-Type accepted fails; 415 passes', async () => {
+  const accepted = await runActive('missing_required_header', 'calculatePrice', () =>
+    crafted('POST', '/v3/billing/calculate', 200, {}),
+  );
+  assert.is(accepted.findings.length, 1);
+  assert.is(accepted.sent[0]!.body?.kind, 'raw');
+  const refused = await runActive('missing_required_header', 'calculatePrice', () =>
+    crafted('POST', '/v3/billing/calculate', 415, v3Error('unsupported_media_type')),
+  );
+  assert.is(refused.findings.length, 0);
+});
+
+test('use_after_free: a deleted webhook still answering 200 fails; 404 passes', () => {
+  const after = (status: number) =>
+    crafted('POST', `/v3/webhooks/test/${TASK}`, status, status === 404 ? v3Error('not_found') : {});
+  assert.is(
+    runTrace('use_after_free', { resource: 'webhook', probes: [{ exchange: after(202), expected: 404 }] })[0]!.title,
+    'Use after free',
+  );
+  assert.is(
+    runTrace('use_after_free', { resource: 'webhook', probes: [{ exchange: after(404), expected: 404 }] }).length,
+    0,
+  );
+});
+
+test('ensure_resource_availability: a link target answering 404 fails; 200 and a not-ready 409 pass', () => {
+  const created = crafted('POST', '/v3/webhooks/create', 201, {});
+  const read = (status: number) => crafted('GET', `/v3/transcriptions/status/${TASK}`, status, {});
+  assert.is(runTrace('ensure_resource_availability', { created, probes: [read(404)] }).length, 1);
+  assert.is(runTrace('ensure_resource_availability', { created, probes: [read(200), read(409)] }).length, 0);
+});
+
+test('cross_account_isolation: a foreign task readable or answered 403 fails; 404 passes', () => {
+  const probe = (status: number) => crafted('GET', `/v3/transcriptions/status/${TASK}`, status, {});
+  assert.is(runTrace('cross_account_isolation', { probes: [probe(200)] })[0]!.severity, 'critical');
+  assert.is(runTrace('cross_account_isolation', { probes: [probe(403)] }).length, 1);
+  assert.is(runTrace('cross_account_isolation', { probes: [probe(404)] }).length, 0);
+});
+
+test('signature_enforcement: a stale timestamp accepted fails; refused passes; a valid one refused fails', () => {
+  const answer = (status: number) => crafted('GET', `/v2/transcriptions/${TASK}`, status, {});
+  assert.is(
+    runTrace('signature_enforcement', { probes: [{ variant: 'skew', valid: false, exchange: answer(200) }] })[0]!.title,
+    'Bad signature accepted',
+  );
+  assert.is(
+    runTrace('signature_enforcement', { probes: [{ variant: 'valid', valid: true, exchange: answer(401) }] }).length,
+    1,
+  );
+  assert.is(
+    runTrace('signature_enforcement', {
+      probes: [
+        { variant: 'skew', valid: false, exchange: answer(401) },
+        { variant: 'valid', valid: true, exchange: answer(200) },
+      ],
+    }).length,
+    0,
+  );
+});
+
+test('rate_limit_conformance: no 429 past the limit, or a 429 without Retry-After, fails', () => {
+  const okays = Array.from({ length: 11 }, () => ok());
+  assert.is(runTrace('rate_limit_conformance', { limit: 10, burst: okays })[0]!.title, 'Rate limit not enforced');
+  const limited = crafted('GET', '/v3/models', 429, v3Error('rate_limit_exceeded', null, 'rate_limit_error'));
+  assert.is(
+    runTrace('rate_limit_conformance', { limit: 10, burst: [...okays.slice(0, 10), limited] })[0]!.title,
+    '429 without a valid Retry-After',
+  );
+  const good = crafted('GET', '/v3/models', 429, v3Error('rate_limit_exceeded', null, 'rate_limit_error'), {
+    'retry-after': '1',
+  });
+  assert.is(runTrace('rate_limit_conformance', { limit: 10, burst: [...okays.slice(0, 10), good] }).length, 0);
+});
+
+const poll = (status: string, progress: number, extra: Record<string, unknown> = {}) =>
+  crafted('GET', `/v3/transcriptions/status/${TASK}`, 200, { data: { id: TASK, status, progress, ...extra } });
+
+test('state_machine_conformance: backwards progress, an undocumented move and completed without result fail', () => {
+  const good = [
+    poll('ready', 0),
+    poll('processing', 40),
+    poll('processing', 80),
+    poll('completed', 100, { result: { text: 'go' } }),
+  ];
+  assert.is(runTrace('state_machine_conformance', { observations: good }).length, 0);
+  const skipped = [poll('ready', 0), poll('completed', 100, { result: { text: 'go' } })];
+  assert.is(runTrace('state_machine_conformance', { observations: skipped }).length, 0, 'a poll may miss processing');
+  const backwards = [poll('processing', 60), poll('processing', 30)];
+  assert.is(runTrace('state_machine_conformance', { observations: backwards })[0]!.title, 'Progress went backwards');
+  const undocumented = [poll('processing', 50), poll('cancelled', 50)];
+  assert.is(
+    runTrace('state_machine_conformance', { observations: undocumented })[0]!.title,
+    'Undocumented state transition',
+  );
+  const resurrected = [poll('failed', 0, { error: {} }), poll('processing', 0)];
+  assert.is(
+    runTrace('state_machine_conformance', { observations: resurrected })[0]!.title,
+    'Undocumented state transition',
+  );
+  assert.is(
+    runTrace('state_machine_conformance', { observations: [poll('completed', 100)] })[0]!.title,
+    'Completed without result',
+  );
+});
+
+test('billing_consistency: a charge different from the quote fails (floor instead of ceil); equal passes', () => {
+  assert.is(runTrace('billing_consistency', { task: TASK, quoted: 1.5, charged: { ledger: 0 } }).length, 1);
+  assert.is(
+    runTrace('billing_consistency', {
+      task: TASK,
+      quoted: 1.5,
+      charged: { ledger: 1.5, balance: 1.5, cost: undefined },
+    }).length,
+    0,
+  );
+});
+
+test('webhook_signature_conformance: a bad signature, a changed id and a missing delivery fail; a good one passes', () => {
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const id = '5d2c8f0e-7a41-4b9e-8c3d-1f6a2b7e9c04';
+  const body = JSON.stringify({
+    id,
+    type: 'transcription.completed',
+    created_at: '2026-11-21T10:00:07Z',
+    data: { id: TASK, status: 'completed' },
+  });
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const delivery = (signature: string, headerId = id) => ({
+    headers: {
+      'webhook-id': headerId,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': signature,
+      'content-type': 'application/json',
+    },
+    body,
+    receivedAt: Date.now(),
+  });
+  const good = `v1,${expectedSignature(secret, id, timestamp, body)}`;
+  assert.is(runTrace('webhook_signature_conformance', { secret, deliveries: [delivery(good)] }).length, 0);
+  assert.is(
+    runTrace('webhook_signature_conformance', { secret, deliveries: [delivery('v1,AAAA')] })[0]!.title,
+    'Webhook signature does not verify',
+  );
+  const otherId = '6d2c8f0e-7a41-4b9e-8c3d-1f6a2b7e9c04';
+  const changed = delivery(`v1,${expectedSignature(secret, otherId, timestamp, body)}`, otherId);
+  assert.is(
+    runTrace('webhook_signature_conformance', { secret, deliveries: [changed] })[0]!.title,
+    'Event id differs from webhook-id',
+  );
+  assert.is(
+    runTrace('webhook_signature_conformance', { secret, deliveries: [], missing: ['x'] })[0]!.title,
+    'Webhook not delivered',
+  );
+});
+
+const frame = (value: unknown) => ({ kind: 'text' as const, data: JSON.stringify(value) });
+const STARTED = { type: 'session.started', session_id: TASK, config: {} };
+
+test('stream_protocol_conformance: an undocumented type, a close without its error frame, a reused ticket accepted fail', () => {
+  const undocumented = {
+    scenario: 's',
+    frames: [frame({ type: 'transcript.maybe' })],
+    closeCode: 1000,
+    expectedClose: [1000],
+  };
+  assert.ok(runTrace('stream_protocol_conformance', undocumented).some((f) => f.title === 'Undocumented message type'));
+  const bare = { scenario: 's', frames: [], closeCode: 4401, expectedClose: [4401] };
+  assert.ok(runTrace('stream_protocol_conformance', bare).some((f) => f.title === 'Close without its error frame'));
+  const error = {
+    type: 'error',
+    error: v3Error('invalid_api_key', null, 'authentication_error').error,
+    close_code: 4401,
+  };
+  const reused = {
+    scenario: 'reused ticket',
+    frames: [frame(STARTED)],
+    closeCode: 1000,
+    expectedClose: [4401],
+    expectedTypes: ['error'],
+  };
+  assert.ok(runTrace('stream_protocol_conformance', reused).some((f) => f.title === 'Unexpected close code'));
+  const refused = {
+    scenario: 'reused ticket',
+    frames: [frame(error)],
+    closeCode: 4401,
+    expectedClose: [4401],
+    expectedTypes: ['error'],
+  };
+  assert.equal(runTrace('stream_protocol_conformance', refused), []);
+});
+
+test('sse_conformance: missing [DONE], a missing role chunk and bad framing fail; the documented stream passes', () => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    id: 'chatcmpl-abc',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'service-mini',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const events = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hello' }), chunk({}, 'stop')];
+  const stream = (payloads: string[]) =>
+    crafted('POST', '/v3/chat/completions/create', 200, payloads.map((p) => `data: ${p}\n\n`).join(''), {
+      'content-type': 'text/event-stream',
+    });
+  const good = stream([...events.map((e) => JSON.stringify(e)), '[DONE]']);
+  assert.equal(runTrace('sse_conformance', { exchange: good, includeUsage: false }), []);
+  const noDone = stream(events.map((e) => JSON.stringify(e)));
+  assert.ok(
+    runTrace('sse_conformance', { exchange: noDone, includeUsage: false }).some((f) => f.title === 'Missing [DONE]'),
+  );
+  const noRole = stream([...events.slice(1).map((e) => JSON.stringify(e)), '[DONE]']);
+  assert.ok(
+    runTrace('sse_conformance', { exchange: noRole, includeUsage: false }).some(
+      (f) => f.title === 'Role chunk missing',
+    ),
+  );
+  const framed = crafted('POST', '/v3/chat/completions/create', 200, `event: x\ndata: [DONE]\n\n`, {
+    'content-type': 'text/event-stream',
+  });
+  assert.ok(
+    runTrace('sse_conformance', { exchange: framed, includeUsage: false }).some(
+      (f) => f.title === 'Event not framed as one data line',
+    ),
+  );
+  assert.ok(
+    runTrace('sse_conformance', { exchange: good, includeUsage: true }).some((f) => f.title === 'Usage chunk missing'),
+  );
+});
+
+test('error_body_conformance: a v3 code with another status than the document gives fails', () => {
+  const byCode = statusesByCode(String(spec.schemas.ErrorCode?.description));
+  assert.equal(byCode.get('not_found'), [404]);
+  assert.equal(byCode.get('user_blocked'), [403, 409]);
+  assert.equal(byCode.get('rate_limit_exceeded'), [429]);
+  const mismatch = crafted('GET', `/v3/transcriptions/status/${TASK}`, 403, v3Error('not_found'));
+  assert.is(runResponse('error_body_conformance', mismatch)[0]!.title, 'Error code does not match the status');
+  assert.equal(
+    runResponse(
+      'error_body_conformance',
+      crafted('GET', `/v3/transcriptions/status/${TASK}`, 404, v3Error('not_found')),
+    ),
+    [],
+  );
+});
+
+test('hmacHeaders sign public_key\\ntimestamp as the document says', () => {
+  const headers = hmacHeaders('pk_test', 'secret', 1700000000);
+  assert.is(headers['X-Timestamp'], '1700000000');
+  assert.match(headers['X-Signature'], /^[0-9a-f]{64}$/);
+});
+
+test.run();

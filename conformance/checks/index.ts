@@ -1,0 +1,22 @@
+// Every check of the suite, registered by importing its file (one file per check).
+import './not-a-server-error.ts';
+import './status-code-conformance.ts';
+import './content-type-conformance.ts';
+import './response-headers-conformance.ts';
+import './response-schema-conformance.ts';
+import './negative-data-rejection.ts';
+import './positive-data-acceptance.ts';
+import './error-body-conformance.ts';
+import './missing-required-header.ts';
+import './unsupported-method.ts';
+import './ignored-auth.ts';
+import './use-after-free.ts';
+import './ensure-resource-availability.ts';
+import './signature-enforcement.ts';
+import './rate-limit-conformance.ts';
+import './state-machine-conformance.ts';
+import './billing-consistency.ts';
+import './cross-account-isolation.ts';
+import './webhook-signature-conformance.ts';
+import './stream-protocol-conformance.ts';
+import './sse-conformance.ts';

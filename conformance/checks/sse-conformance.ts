@@ -1,0 +1,68 @@
+// sse_conformance: a streamed chat answer is `text/event-stream` framed exactly as the document says — only
+// `data: <payload>\n\n` events, every payload a valid ChatCompletionStreamEvent, the assistant role chunk first, a
+// chunk with `finish_reason` before the end, the usage chunk when asked for, and `[DONE]` last.
+import { registerCheck } from '../core/registry.ts';
+import { describeErrors, type Spec } from '../core/spec.ts';
+import type { Exchange, Finding } from '../core/types.ts';
+
+export interface SseTrace {
+  exchange: Exchange;
+  includeUsage: boolean;
+}
+
+interface Chunk {
+  choices?: Array<{ delta?: { role?: string; content?: string }; finish_reason?: string | null }>;
+  usage?: unknown;
+  error?: unknown;
+}
+
+export function sse_conformance(trace: SseTrace, spec: Spec) {
+  const { exchange } = trace;
+  const findings: Finding[] = [];
+  const fail = (title: string, message: string) => findings.push({ title, message, severity: 'high', exchange });
+  if (!/^text\/event-stream\b/.test(exchange.response.headers['content-type'] ?? ''))
+    fail('Not an event stream', `Content-Type ${exchange.response.headers['content-type'] ?? '(none)'}`);
+  const text = exchange.response.text;
+  if (!text.endsWith('\n\n')) fail('Stream does not end with a blank line', JSON.stringify(text.slice(-40)));
+  const events = text.split('\n\n').filter((e) => e.length > 0);
+  const payloads: string[] = [];
+  for (const event of events) {
+    const lines = event.split('\n');
+    if (lines.length !== 1 || !lines[0]!.startsWith('data: ')) {
+      fail('Event not framed as one data line', JSON.stringify(event.slice(0, 80)));
+      continue;
+    }
+    payloads.push(lines[0]!.slice('data: '.length));
+  }
+  if (payloads.at(-1) !== '[DONE]') fail('Missing [DONE]', `last event: ${JSON.stringify(payloads.at(-1))}`);
+  if (payloads.indexOf('[DONE]') !== payloads.length - 1) fail('Events after [DONE]', `${payloads.length} events`);
+  const schema = spec.schemas.ChatCompletionStreamEvent;
+  const chunks: Chunk[] = [];
+  for (const payload of payloads) {
+    if (payload === '[DONE]') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
+    } catch {
+      fail('Event payload is not JSON', payload.slice(0, 80));
+      continue;
+    }
+    if (schema) {
+      const validate = spec.validator('component:ChatCompletionStreamEvent', schema);
+      if (!validate(parsed))
+        fail('Event violates schema', `${describeErrors(validate.errors)}: ${payload.slice(0, 120)}`);
+    }
+    chunks.push(parsed as Chunk);
+  }
+  if (chunks.some((c) => c.error !== undefined)) return findings; // an in-band failure ends the stream early
+  const first = chunks[0]?.choices?.[0]?.delta;
+  if (first?.role !== 'assistant' || first.content !== '')
+    fail('Role chunk missing', `first delta: ${JSON.stringify(first)}`);
+  if (!chunks.some((c) => c.choices?.some((choice) => typeof choice.finish_reason === 'string')))
+    fail('No finish_reason chunk', `${chunks.length} chunks`);
+  if (trace.includeUsage && !chunks.some((c) => Array.isArray(c.choices) && c.choices.length === 0 && c.usage))
+    fail('Usage chunk missing', 'stream_options.include_usage was true');
+  return findings;
+}
+
+registerCheck('sse_conformance', 'trace', sse_conformance);

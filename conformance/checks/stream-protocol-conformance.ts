@@ -1,0 +1,77 @@
+// stream_protocol_conformance: a WebSocket stream session follows the AsyncAPI document — every server frame is
+// a JSON text frame whose `type` names a documented server message and validates against its payload, the close
+// code is a documented one, a close other than 1000 comes right after an `error` frame with that `close_code`,
+// and the scenario's expected outcome holds (a clean session starts with `session.started` and ends with
+// `session.completed` and 1000; a reused or unknown ticket ends with 4401).
+import { registerCheck } from '../core/registry.ts';
+import { describeErrors, type Spec } from '../core/spec.ts';
+import type { Finding } from '../core/types.ts';
+
+export type ServerFrame = { kind: 'text'; data: string } | { kind: 'binary'; bytes: number };
+
+export interface StreamTrace {
+  scenario: string;
+  frames: ServerFrame[];
+  closeCode: number;
+  expectedClose: number[];
+  /** Frame types that must appear, in this order (not necessarily adjacent). */
+  expectedTypes?: string[];
+}
+
+export function stream_protocol_conformance(trace: StreamTrace, spec: Spec) {
+  const findings: Finding[] = [];
+  const evidence = trace.frames
+    .map((f) => (f.kind === 'text' ? f.data.slice(0, 160) : `<binary ${f.bytes} bytes>`))
+    .concat(`<close ${trace.closeCode}>`)
+    .join('\n');
+  const fail = (title: string, message: string) =>
+    findings.push({ title, message: `${trace.scenario}: ${message}`, severity: 'high', operation: 'stream', evidence });
+  const byType = new Map<string, { name: string; schema: Record<string, unknown> }>();
+  for (const [name, schema] of Object.entries(spec.messages)) {
+    const type = (schema.properties as Record<string, { const?: unknown }> | undefined)?.type?.const;
+    if (typeof type === 'string') byType.set(type, { name, schema });
+  }
+  const types: string[] = [];
+  let lastFrame = undefined as { type?: string; close_code?: number } | undefined;
+  for (const frame of trace.frames) {
+    if (frame.kind === 'binary') {
+      fail('Undocumented binary frame', `${frame.bytes} bytes from the server`);
+      continue;
+    }
+    let parsed: { type?: string; close_code?: number };
+    try {
+      parsed = JSON.parse(frame.data) as typeof parsed;
+    } catch {
+      fail('Frame is not JSON', frame.data.slice(0, 80));
+      continue;
+    }
+    lastFrame = parsed;
+    const message = typeof parsed.type === 'string' ? byType.get(parsed.type) : undefined;
+    if (!message) {
+      fail('Undocumented message type', JSON.stringify(parsed.type));
+      continue;
+    }
+    const type = parsed.type!;
+    types.push(type);
+    const validate = spec.validator(`message:${message.name}`, message.schema);
+    if (!validate(parsed)) fail('Frame violates its message schema', `${type}: ${describeErrors(validate.errors)}`);
+  }
+  if (spec.closeCodes.length > 0 && !spec.closeCodes.includes(trace.closeCode) && trace.closeCode !== 1000)
+    fail('Undocumented close code', String(trace.closeCode));
+  if (trace.closeCode !== 1000 && (lastFrame?.type !== 'error' || lastFrame.close_code !== trace.closeCode))
+    fail('Close without its error frame', `closed ${trace.closeCode} after ${JSON.stringify(lastFrame?.type)}`);
+  if (!trace.expectedClose.includes(trace.closeCode))
+    fail('Unexpected close code', `closed ${trace.closeCode}, expected ${trace.expectedClose.join(' or ')}`);
+  let at = 0;
+  for (const expected of trace.expectedTypes ?? []) {
+    const found = types.indexOf(expected, at);
+    if (found < 0) {
+      fail('Expected frame missing', `${expected} not received (got ${types.join(', ') || 'none'})`);
+      break;
+    }
+    at = found + 1;
+  }
+  return findings;
+}
+
+registerCheck('stream_protocol_conformance', 'trace', stream_protocol_conformance);

@@ -1,0 +1,48 @@
+// `scribe-conformance --base-url URL …`: runs the suite against a server and prints the verdict. Exit 0 only when
+// nothing failed (what could not run is listed, never counted as passed); 1 on failures; 2 on bad usage.
+import { parseOptions, UsageError } from './core/options.ts';
+import { Recorder } from './core/recorder.ts';
+import { renderReport } from './report/console.ts';
+import { runSuite } from './run.ts';
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error((error as Error).message);
+      return 2;
+    }
+    throw error;
+  }
+  const recorder = new Recorder();
+  let cases = 0;
+  let failures = 0;
+  recorder.listener = (event) => {
+    if (event.kind === 'case') cases += 1;
+    if (event.kind === 'failure') failures += 1;
+    if (options.progress) {
+      process.stdout.write(`\r\u001b[2K${event.phase ?? ''}: ${cases} cases, ${failures} failures`);
+    } else if (event.kind === 'case' && options.verbose) {
+      console.log(`[${event.phase ?? '-'}] ${event.text}`);
+    } else if (event.kind !== 'case') {
+      console.log(`${event.kind === 'failure' ? 'FAIL' : 'NOT RUN'} [${event.phase ?? '-'}] ${event.text}`);
+    }
+  };
+  console.log(`scribe-conformance: ${options.baseUrl} (phases ${options.phases.join(', ')}; seed ${options.seed})`);
+  const { elapsedMs, requests } = await runSuite(options, recorder);
+  if (options.progress) process.stdout.write('\r\u001b[2K');
+  console.log(renderReport(recorder, elapsedMs, requests));
+  return recorder.failed ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`scribe-conformance: ${(error as Error).stack ?? String(error)}`);
+    process.exitCode = 2;
+  },
+);
