@@ -16,7 +16,16 @@ interface Cursor {
 function decodeCursor(after: string): Cursor {
   try {
     const cursor = JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as Cursor;
-    if (typeof cursor.t === 'string' && typeof cursor.id === 'string') return cursor;
+    // Both parts reach the database as typed values (uuid, timestamp on PostgreSQL): anything else is the client's
+    // mistake, not a 500.
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    if (
+      typeof cursor.t === 'string' &&
+      typeof cursor.id === 'string' &&
+      uuid.test(cursor.id) &&
+      !Number.isNaN(Date.parse(cursor.t))
+    )
+      return cursor;
   } catch {
     // fall through to the error below
   }
