@@ -130,100 +130,9 @@ export const HealthSchema = {
     ]
 } as const;
 
-export const ErrorTypeSchema = {
-    title: 'ErrorType',
-    description: 'Class of a v3 error; it follows the HTTP status: 400 and 409 `invalid_request_error`, 401\n`authentication_error`, 402 `insufficient_quota`, 403 `permission_error`, 404 `not_found_error`, 429\n`rate_limit_error`, 5xx `server_error`.\n',
-    type: 'string',
-    enum: [
-        'invalid_request_error',
-        'authentication_error',
-        'insufficient_quota',
-        'permission_error',
-        'not_found_error',
-        'rate_limit_error',
-        'server_error'
-    ],
-    examples: [
-        'invalid_request_error'
-    ]
-} as const;
-
-export const ErrorCodeSchema = {
-    title: 'ErrorCode',
-    description: 'Machine-readable cause of an error. The first twelve come from the interface document; the rest are\nextensions. HTTP status by code: `invalid_api_key` 401; `user_blocked` 403 (409 on a webhook update);\n`insufficient_balance` 402; `rate_limit_exceeded` and `too_many_concurrent_jobs` 429 with `Retry-After`;\n`file_too_large`, `duration_exceeded`, `unsupported_format`, `unsupported_language` 400 on sync create (on async\nthey end the task as `failed` with the same error object, as do `download_failed` and `task_failed`);\n`key_limit_exceeded` 409; `model_not_found` 404; `not_found` 404; `invalid_parameter`, `missing_parameter`,\n`invalid_json`, `context_length_exceeded` 400; `unsupported_media_type` 415; `method_not_allowed` 405;\n`idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500.\n',
-    type: 'string',
-    enum: [
-        'invalid_api_key',
-        'insufficient_balance',
-        'rate_limit_exceeded',
-        'too_many_concurrent_jobs',
-        'download_failed',
-        'unsupported_format',
-        'file_too_large',
-        'duration_exceeded',
-        'task_failed',
-        'user_blocked',
-        'key_limit_exceeded',
-        'model_not_found',
-        'unsupported_language',
-        'not_found',
-        'invalid_parameter',
-        'missing_parameter',
-        'invalid_json',
-        'context_length_exceeded',
-        'unsupported_media_type',
-        'method_not_allowed',
-        'idempotency_key_reused',
-        'invalid_state',
-        'engine_unavailable',
-        'internal_error'
-    ],
-    examples: [
-        'invalid_parameter'
-    ]
-} as const;
-
-export const ErrorObjectSchema = {
-    title: 'ErrorObject',
-    description: 'The v3 error object. It is the `error` member of every v3 error response, the `error` of a failed\ntranscription task, of a webhook event and of a stream `error` frame.\n',
-    type: 'object',
-    additionalProperties: false,
-    required: [
-        'type',
-        'code',
-        'message',
-        'param'
-    ],
-    properties: {
-        type: {
-            $ref: '#/components/schemas/ErrorType'
-        },
-        code: {
-            $ref: '#/components/schemas/ErrorCode'
-        },
-        message: {
-            type: 'string',
-            description: 'Human-readable explanation; never contains a stack trace.',
-            examples: [
-                'temperature must be between 0 and 2.'
-            ]
-        },
-        param: {
-            type: [
-                'string',
-                'null'
-            ],
-            description: 'The offending parameter as a dotted path (for example `output.word_timestamps`), or null.',
-            examples: [
-                'temperature'
-            ]
-        }
-    }
-} as const;
-
-export const ErrorResponseSchema = {
-    title: 'ErrorResponse',
-    description: 'Body of every non-success response of the v3 and admin endpoints (and of the OpenAI-compatible endpoints, whose error envelope has the same shape).',
+export const InternalServerErrorResponseSchema = {
+    title: 'InternalServerErrorResponse',
+    description: 'Body of a v3 or admin 500 response: the server failed; retry with a delay. `error.type` is always `server_error`, the interface\ndocument\'s type for 500, and `error.code` is one of the codes listed.\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -231,9 +140,63 @@ export const ErrorResponseSchema = {
     ],
     properties: {
         error: {
-            $ref: '#/components/schemas/ErrorObject'
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 500.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'server_error',
+                    examples: [
+                        'server_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'internal_error',
+                        'task_failed'
+                    ],
+                    examples: [
+                        'internal_error'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'Internal server error.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        null
+                    ]
+                }
+            }
         }
-    }
+    },
+    examples: [
+        {
+            error: {
+                type: 'server_error',
+                code: 'internal_error',
+                message: 'Internal server error.',
+                param: null
+            }
+        }
+    ]
 } as const;
 
 export const PrioritySchema = {
@@ -621,6 +584,97 @@ export const TranscriptionResultSchema = {
     ]
 } as const;
 
+export const ErrorTypeSchema = {
+    title: 'ErrorType',
+    description: 'Class of a v3 error; it follows the HTTP status: 400 and 409 `invalid_request_error`, 401\n`authentication_error`, 402 `insufficient_quota`, 403 `permission_error`, 404 `not_found_error`, 429\n`rate_limit_error`, 5xx `server_error`.\n',
+    type: 'string',
+    enum: [
+        'invalid_request_error',
+        'authentication_error',
+        'insufficient_quota',
+        'permission_error',
+        'not_found_error',
+        'rate_limit_error',
+        'server_error'
+    ],
+    examples: [
+        'invalid_request_error'
+    ]
+} as const;
+
+export const ErrorCodeSchema = {
+    title: 'ErrorCode',
+    description: 'Machine-readable cause of an error. The first twelve come from the interface document; the rest are\nextensions. HTTP status by code: `invalid_api_key` 401; `user_blocked` 403 (409 on a webhook update);\n`insufficient_balance` 402; `rate_limit_exceeded` and `too_many_concurrent_jobs` 429 with `Retry-After`;\n`file_too_large`, `duration_exceeded`, `unsupported_format`, `unsupported_language` 400 on sync create (on async\nthey end the task as `failed` with the same error object, as do `download_failed` and `task_failed`);\n`key_limit_exceeded` 409; `model_not_found` 404; `not_found` 404; `invalid_parameter`, `missing_parameter`,\n`invalid_json`, `context_length_exceeded` 400; `unsupported_media_type` 415; `method_not_allowed` 405;\n`idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500.\n',
+    type: 'string',
+    enum: [
+        'invalid_api_key',
+        'insufficient_balance',
+        'rate_limit_exceeded',
+        'too_many_concurrent_jobs',
+        'download_failed',
+        'unsupported_format',
+        'file_too_large',
+        'duration_exceeded',
+        'task_failed',
+        'user_blocked',
+        'key_limit_exceeded',
+        'model_not_found',
+        'unsupported_language',
+        'not_found',
+        'invalid_parameter',
+        'missing_parameter',
+        'invalid_json',
+        'context_length_exceeded',
+        'unsupported_media_type',
+        'method_not_allowed',
+        'idempotency_key_reused',
+        'invalid_state',
+        'engine_unavailable',
+        'internal_error'
+    ],
+    examples: [
+        'invalid_parameter'
+    ]
+} as const;
+
+export const ErrorObjectSchema = {
+    title: 'ErrorObject',
+    description: 'The v3 error object. It is the `error` member of every v3 error response, the `error` of a failed\ntranscription task, of a webhook event and of a stream `error` frame.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'code',
+        'message',
+        'param'
+    ],
+    properties: {
+        type: {
+            $ref: '#/components/schemas/ErrorType'
+        },
+        code: {
+            $ref: '#/components/schemas/ErrorCode'
+        },
+        message: {
+            type: 'string',
+            description: 'Human-readable explanation; never contains a stack trace.',
+            examples: [
+                'temperature must be between 0 and 2.'
+            ]
+        },
+        param: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The offending parameter as a dotted path (for example `output.word_timestamps`), or null.',
+            examples: [
+                'temperature'
+            ]
+        }
+    }
+} as const;
+
 export const TranscriptionSchema = {
     title: 'Transcription',
     description: 'A v3 transcription task. Returned inside `data` by the sync create, status and cancel endpoints and in\ntranscription lists. `duration_minutes`, `minutes_billed`, `cost` and `completed_at` are present on a completed\ntask, `result` when the status is `completed`, `error` when it is `failed`.\n\nExtension: for a link (`source_type` `url`), `filename` is the last segment of the link\'s path (percent-decoded;\n`media` when the path has none) from creation on, and `file_size` is null until the download finishes (so\nit is null in `created`, in `downloading` and on a task that failed before its download ended). `started_at` is\nset when recognition starts (`processing`); `completed_at` is set when the task reaches any final state\n(`completed`, `failed`, `cancelled`).\n',
@@ -794,6 +848,562 @@ export const TranscriptionResponseSchema = {
             $ref: '#/components/schemas/Transcription'
         }
     }
+} as const;
+
+export const BadRequestErrorResponseSchema = {
+    title: 'BadRequestErrorResponse',
+    description: 'Body of a v3 or admin 400 response: the request is invalid; `param` names the offending field. `error.type` is always `invalid_request_error`, the interface\ndocument\'s type for 400, and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 400.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'invalid_request_error',
+                    examples: [
+                        'invalid_request_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'invalid_parameter',
+                        'missing_parameter',
+                        'invalid_json',
+                        'file_too_large',
+                        'duration_exceeded',
+                        'unsupported_format',
+                        'unsupported_language',
+                        'download_failed',
+                        'context_length_exceeded'
+                    ],
+                    examples: [
+                        'invalid_parameter'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'temperature must be between 0 and 2.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        'temperature'
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'invalid_request_error',
+                code: 'invalid_parameter',
+                message: 'temperature must be between 0 and 2.',
+                param: 'temperature'
+            }
+        }
+    ]
+} as const;
+
+export const UnauthorizedErrorResponseSchema = {
+    title: 'UnauthorizedErrorResponse',
+    description: 'Body of a v3 or admin 401 response: the credentials are missing, invalid or revoked. `error.type` is always `authentication_error`, the interface\ndocument\'s type for 401, and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 401.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'authentication_error',
+                    examples: [
+                        'authentication_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'invalid_api_key'
+                    ],
+                    examples: [
+                        'invalid_api_key'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'Missing or invalid API key.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        null
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'authentication_error',
+                code: 'invalid_api_key',
+                message: 'Missing or invalid API key.',
+                param: null
+            }
+        }
+    ]
+} as const;
+
+export const PaymentRequiredErrorResponseSchema = {
+    title: 'PaymentRequiredErrorResponse',
+    description: 'Body of a v3 or admin 402 response: the available balance does not cover the reservation or the charge. `error.type` is always `insufficient_quota`, the interface\ndocument\'s type for 402, and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 402.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'insufficient_quota',
+                    examples: [
+                        'insufficient_quota'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'insufficient_balance'
+                    ],
+                    examples: [
+                        'insufficient_balance'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'Insufficient balance.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        null
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'insufficient_quota',
+                code: 'insufficient_balance',
+                message: 'Insufficient balance.',
+                param: null
+            }
+        }
+    ]
+} as const;
+
+export const ForbiddenErrorResponseSchema = {
+    title: 'ForbiddenErrorResponse',
+    description: 'Body of a v3 or admin 403 response: the account is blocked. `error.type` is always `permission_error`, the interface\ndocument\'s type for 403, and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 403.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'permission_error',
+                    examples: [
+                        'permission_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'user_blocked'
+                    ],
+                    examples: [
+                        'user_blocked'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'This account is blocked.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        null
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'permission_error',
+                code: 'user_blocked',
+                message: 'This account is blocked.',
+                param: null
+            }
+        }
+    ]
+} as const;
+
+export const ConflictErrorResponseSchema = {
+    title: 'ConflictErrorResponse',
+    description: 'Body of a v3 or admin 409 response: the request conflicts with the current state (a live-key limit, a reused idempotency key, a task in a state that does not allow the operation, a webhook update of a blocked account). `error.type` is always `invalid_request_error`, the interface\ndocument\'s type for 409, and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 409.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'invalid_request_error',
+                    examples: [
+                        'invalid_request_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'key_limit_exceeded',
+                        'idempotency_key_reused',
+                        'invalid_state',
+                        'user_blocked'
+                    ],
+                    examples: [
+                        'invalid_state'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'The task is processing and can no longer be cancelled.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        null
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'invalid_request_error',
+                code: 'invalid_state',
+                message: 'The task is processing and can no longer be cancelled.',
+                param: null
+            }
+        }
+    ]
+} as const;
+
+export const UnsupportedMediaTypeErrorResponseSchema = {
+    title: 'UnsupportedMediaTypeErrorResponse',
+    description: 'Body of a v3 or admin 415 response: the body has a Content-Type the operation does not take. `error.type` is always `invalid_request_error`, the interface\ndocument\'s type for 415 (extension: the document maps no type to 415; it is a request error), and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 415.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'invalid_request_error',
+                    examples: [
+                        'invalid_request_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'unsupported_media_type'
+                    ],
+                    examples: [
+                        'unsupported_media_type'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'Content-Type text/plain is not supported; use application/json.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        null
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'invalid_request_error',
+                code: 'unsupported_media_type',
+                message: 'Content-Type text/plain is not supported; use application/json.',
+                param: null
+            }
+        }
+    ]
+} as const;
+
+export const TooManyRequestsErrorResponseSchema = {
+    title: 'TooManyRequestsErrorResponse',
+    description: 'Body of a v3 or admin 429 response: too many requests per second or too many simultaneous tasks; retry after `Retry-After` seconds. `error.type` is always `rate_limit_error`, the interface\ndocument\'s type for 429, and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 429.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'rate_limit_error',
+                    examples: [
+                        'rate_limit_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'rate_limit_exceeded',
+                        'too_many_concurrent_jobs'
+                    ],
+                    examples: [
+                        'rate_limit_exceeded'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'Rate limit of 10 requests per second exceeded.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        null
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'rate_limit_error',
+                code: 'rate_limit_exceeded',
+                message: 'Rate limit of 10 requests per second exceeded.',
+                param: null
+            }
+        }
+    ]
+} as const;
+
+export const ServiceUnavailableErrorResponseSchema = {
+    title: 'ServiceUnavailableErrorResponse',
+    description: 'Body of a v3 or admin 503 response: the engine behind the operation is not available; retry with a delay. `error.type` is always `server_error`, the interface\ndocument\'s type for 503, and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 503.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'server_error',
+                    examples: [
+                        'server_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'engine_unavailable'
+                    ],
+                    examples: [
+                        'engine_unavailable'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'The model service-pro is not configured on this server.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        null
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'server_error',
+                code: 'engine_unavailable',
+                message: 'The model service-pro is not configured on this server.',
+                param: null
+            }
+        }
+    ]
 } as const;
 
 export const AsyncTranscriptionJsonRequestSchema = {
@@ -976,6 +1586,75 @@ export const StreamSessionSchema = {
             session_id: '4f8e2d1c-6b5a-4c3d-9e8f-7a6b5c4d3e2f',
             stream_url: 'wss://api.example.com/v3/transcriptions/stream?ticket=tkt_9QmZ3xV7bL2nR8sK4wP1yT6u',
             expires_at: '2026-11-21T10:01:00Z'
+        }
+    ]
+} as const;
+
+export const NotFoundErrorResponseSchema = {
+    title: 'NotFoundErrorResponse',
+    description: 'Body of a v3 or admin 404 response: the resource is absent, deleted or foreign, or the model is unknown. `error.type` is always `not_found_error`, the interface\ndocument\'s type for 404, and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 404.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'not_found_error',
+                    examples: [
+                        'not_found_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'not_found',
+                        'model_not_found'
+                    ],
+                    examples: [
+                        'not_found'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'No such transcription.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        'id'
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'not_found_error',
+                code: 'not_found',
+                message: 'No such transcription.',
+                param: 'id'
+            }
         }
     ]
 } as const;
@@ -1958,9 +2637,9 @@ export const ChatCompletionUsageChunkSchema = {
     ]
 } as const;
 
-export const ChatCompletionStreamErrorSchema = {
-    title: 'ChatCompletionStreamError',
-    description: 'Extension: an in-band error event of a stream that already started (status 200 was sent), for example an\nengine failure mid-answer. It is followed by `data: [DONE]` and the end of the response; the tokens already\ngenerated are charged. Errors found before the stream starts are ordinary JSON error responses.\n',
+export const MethodNotAllowedErrorResponseSchema = {
+    title: 'MethodNotAllowedErrorResponse',
+    description: 'Body of a v3 or admin 405 response: the path exists but not with this method; the `Allow` header lists the methods it has. `error.type` is always `invalid_request_error`, the interface\ndocument\'s type for 405 (extension: the document maps no type to 405; it is a request error), and `error.code` is one of the codes listed.\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -1968,9 +2647,108 @@ export const ChatCompletionStreamErrorSchema = {
     ],
     properties: {
         error: {
-            $ref: '#/components/schemas/ErrorObject'
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 405.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    const: 'invalid_request_error',
+                    examples: [
+                        'invalid_request_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'method_not_allowed'
+                    ],
+                    examples: [
+                        'method_not_allowed'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'Method not allowed; use GET.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        null
+                    ]
+                }
+            }
         }
     },
+    examples: [
+        {
+            error: {
+                type: 'invalid_request_error',
+                code: 'method_not_allowed',
+                message: 'Method not allowed; use GET.',
+                param: null
+            }
+        }
+    ]
+} as const;
+
+export const ErrorResponseSchema = {
+    title: 'ErrorResponse',
+    description: 'Any v3 or admin error body (and the OpenAI-compatible endpoints\', whose error envelope has the same shape): one of\nthe bodies pinned per status, so `error.type` always follows the interface document\'s status map (400, 405, 409\nand 415 `invalid_request_error`, 401 `authentication_error`, 402 `insufficient_quota`, 403 `permission_error`, 404\n`not_found_error`, 429 `rate_limit_error`, 5xx `server_error`) and `error.code` is one its status may carry. Each\noperation declares the exact body of each of its error statuses; this union is the body of answers outside every\noperation (an unknown path, an undeclared method) and of an in-band stream error.\n',
+    anyOf: [
+        {
+            $ref: '#/components/schemas/BadRequestErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/UnauthorizedErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/PaymentRequiredErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/ForbiddenErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/NotFoundErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/MethodNotAllowedErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/ConflictErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/UnsupportedMediaTypeErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/TooManyRequestsErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/InternalServerErrorResponse'
+        },
+        {
+            $ref: '#/components/schemas/ServiceUnavailableErrorResponse'
+        }
+    ]
+} as const;
+
+export const ChatCompletionStreamErrorSchema = {
+    title: 'ChatCompletionStreamError',
+    description: 'Extension: an in-band error event of a stream that already started (status 200 was sent), for example an\nengine failure mid-answer. Its body is the error body the request would have had with its own status (the status\nmap holds: an engine failure is `server_error`). It is followed by `data: [DONE]` and the end of the response; the\ntokens already generated are charged. Errors found before the stream starts are ordinary JSON error responses.\n',
+    $ref: '#/components/schemas/ErrorResponse',
     examples: [
         {
             error: {
@@ -4152,6 +4930,141 @@ export const V2ErrorResponseSchema = {
     }
 } as const;
 
+export const V2BadRequestErrorResponseSchema = {
+    title: 'V2BadRequestErrorResponse',
+    description: 'Body of a v2 or v1 400 response: the input is invalid (`VALIDATION_ERROR`, the interface document\'s body), or the transcript is not ready for chat (`NOT_READY`). It is the validation error body with `error` pinned to the\nkinds of 400.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    enum: [
+                        'VALIDATION_ERROR',
+                        'NOT_READY'
+                    ],
+                    examples: [
+                        'VALIDATION_ERROR'
+                    ]
+                }
+            }
+        }
+    ]
+} as const;
+
+export const V2UnauthorizedErrorResponseSchema = {
+    title: 'V2UnauthorizedErrorResponse',
+    description: 'Body of a v2 or v1 401 response: a signature header is missing, the signature is wrong or the timestamp is outside the accepted window. It is the validation error body with `error` pinned to the\nkind of 401.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    const: 'UNAUTHORIZED',
+                    examples: [
+                        'UNAUTHORIZED'
+                    ]
+                }
+            }
+        }
+    ]
+} as const;
+
+export const V2ForbiddenErrorResponseSchema = {
+    title: 'V2ForbiddenErrorResponse',
+    description: 'Body of a v2 or v1 403 response: the account is blocked, or a result link is invalid or expired. It is the validation error body with `error` pinned to the\nkind of 403.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    const: 'FORBIDDEN',
+                    examples: [
+                        'FORBIDDEN'
+                    ]
+                }
+            }
+        }
+    ]
+} as const;
+
+export const V2UnsupportedMediaTypeErrorResponseSchema = {
+    title: 'V2UnsupportedMediaTypeErrorResponse',
+    description: 'Body of a v2 or v1 415 response: the body has a Content-Type the operation does not take. It is the validation error body with `error` pinned to the\nkind of 415.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    const: 'UNSUPPORTED_MEDIA_TYPE',
+                    examples: [
+                        'UNSUPPORTED_MEDIA_TYPE'
+                    ]
+                }
+            }
+        }
+    ]
+} as const;
+
+export const V2TooManyRequestsErrorResponseSchema = {
+    title: 'V2TooManyRequestsErrorResponse',
+    description: 'Body of a v2 or v1 429 response: too many requests; retry after `Retry-After` seconds. It is the validation error body with `error` pinned to the\nkind of 429.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    const: 'RATE_LIMITED',
+                    examples: [
+                        'RATE_LIMITED'
+                    ]
+                }
+            }
+        }
+    ]
+} as const;
+
+export const V2InternalServerErrorResponseSchema = {
+    title: 'V2InternalServerErrorResponse',
+    description: 'Body of a v2 or v1 500 response: the server failed; retry with a delay. It is the validation error body with `error` pinned to the\nkind of 500.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    const: 'INTERNAL_ERROR',
+                    examples: [
+                        'INTERNAL_ERROR'
+                    ]
+                }
+            }
+        }
+    ]
+} as const;
+
 export const V2TranscriptionCreateRequestSchema = {
     title: 'V2TranscriptionCreateRequest',
     description: 'Multipart form of `POST /v2/transcriptions`. Exactly one of `file` and `source_url` is given; none or both is\n400. Extension: the limits are those of v3 async tasks (500 MB and 4 hours of audio, configurable), and a link\nfollows the same rules as a v3 `url` (http/https only; private, loopback and link-local targets refused; at most\n5 redirects).\n',
@@ -4229,6 +5142,72 @@ export const V2TranscriptionCreateRequestSchema = {
             priority: 'queue',
             terms: 'Scribe, diarization, HMAC',
             prompt: 'List the action items agreed in this meeting.'
+        }
+    ]
+} as const;
+
+export const V2PaymentRequiredErrorResponseSchema = {
+    title: 'V2PaymentRequiredErrorResponse',
+    description: 'Body of a v2 or v1 402 response: the available balance does not cover the reservation or the charge. It is the validation error body with `error` pinned to the\nkind of 402.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    const: 'INSUFFICIENT_FUNDS',
+                    examples: [
+                        'INSUFFICIENT_FUNDS'
+                    ]
+                }
+            }
+        }
+    ]
+} as const;
+
+export const V2ConflictErrorResponseSchema = {
+    title: 'V2ConflictErrorResponse',
+    description: 'Body of a v2 or v1 409 response: the request conflicts with the current state. It is the validation error body with `error` pinned to the\nkind of 409.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    const: 'CONFLICT',
+                    examples: [
+                        'CONFLICT'
+                    ]
+                }
+            }
+        }
+    ]
+} as const;
+
+export const V2ServiceUnavailableErrorResponseSchema = {
+    title: 'V2ServiceUnavailableErrorResponse',
+    description: 'Body of a v2 or v1 503 response: the engine behind the operation is not available. It is the validation error body with `error` pinned to the\nkind of 503.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    const: 'ENGINE_UNAVAILABLE',
+                    examples: [
+                        'ENGINE_UNAVAILABLE'
+                    ]
+                }
+            }
         }
     ]
 } as const;
@@ -4551,6 +5530,28 @@ export const V2TranscriptionResponseSchema = {
             $ref: '#/components/schemas/V2Transcription'
         }
     }
+} as const;
+
+export const V2NotFoundErrorResponseSchema = {
+    title: 'V2NotFoundErrorResponse',
+    description: 'Body of a v2 or v1 404 response: the transcription is absent or foreign. It is the validation error body with `error` pinned to the\nkind of 404.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    const: 'NOT_FOUND',
+                    examples: [
+                        'NOT_FOUND'
+                    ]
+                }
+            }
+        }
+    ]
 } as const;
 
 export const V2TranscriptChatRequestSchema = {

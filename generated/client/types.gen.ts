@@ -80,57 +80,28 @@ export type Health = {
 };
 
 /**
- * ErrorType
+ * InternalServerErrorResponse
  *
- * Class of a v3 error; it follows the HTTP status: 400 and 409 `invalid_request_error`, 401
- * `authentication_error`, 402 `insufficient_quota`, 403 `permission_error`, 404 `not_found_error`, 429
- * `rate_limit_error`, 5xx `server_error`.
- *
- */
-export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'insufficient_quota' | 'permission_error' | 'not_found_error' | 'rate_limit_error' | 'server_error';
-
-/**
- * ErrorCode
- *
- * Machine-readable cause of an error. The first twelve come from the interface document; the rest are
- * extensions. HTTP status by code: `invalid_api_key` 401; `user_blocked` 403 (409 on a webhook update);
- * `insufficient_balance` 402; `rate_limit_exceeded` and `too_many_concurrent_jobs` 429 with `Retry-After`;
- * `file_too_large`, `duration_exceeded`, `unsupported_format`, `unsupported_language` 400 on sync create (on async
- * they end the task as `failed` with the same error object, as do `download_failed` and `task_failed`);
- * `key_limit_exceeded` 409; `model_not_found` 404; `not_found` 404; `invalid_parameter`, `missing_parameter`,
- * `invalid_json`, `context_length_exceeded` 400; `unsupported_media_type` 415; `method_not_allowed` 405;
- * `idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500.
+ * Body of a v3 or admin 500 response: the server failed; retry with a delay. `error.type` is always `server_error`, the interface
+ * document's type for 500, and `error.code` is one of the codes listed.
  *
  */
-export type ErrorCode = 'invalid_api_key' | 'insufficient_balance' | 'rate_limit_exceeded' | 'too_many_concurrent_jobs' | 'download_failed' | 'unsupported_format' | 'file_too_large' | 'duration_exceeded' | 'task_failed' | 'user_blocked' | 'key_limit_exceeded' | 'model_not_found' | 'unsupported_language' | 'not_found' | 'invalid_parameter' | 'missing_parameter' | 'invalid_json' | 'context_length_exceeded' | 'unsupported_media_type' | 'method_not_allowed' | 'idempotency_key_reused' | 'invalid_state' | 'engine_unavailable' | 'internal_error';
-
-/**
- * ErrorObject
- *
- * The v3 error object. It is the `error` member of every v3 error response, the `error` of a failed
- * transcription task, of a webhook event and of a stream `error` frame.
- *
- */
-export type ErrorObject = {
-    type: ErrorType;
-    code: ErrorCode;
+export type InternalServerErrorResponse = {
     /**
-     * Human-readable explanation; never contains a stack trace.
+     * The v3 error object with its type and code pinned for status 500.
      */
-    message: string;
-    /**
-     * The offending parameter as a dotted path (for example `output.word_timestamps`), or null.
-     */
-    param: string | null;
-};
-
-/**
- * ErrorResponse
- *
- * Body of every non-success response of the v3 and admin endpoints (and of the OpenAI-compatible endpoints, whose error envelope has the same shape).
- */
-export type ErrorResponse = {
-    error: ErrorObject;
+    error: {
+        type: 'server_error';
+        code: 'internal_error' | 'task_failed';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
 };
 
 /**
@@ -354,6 +325,51 @@ export type TranscriptionResult = {
 };
 
 /**
+ * ErrorType
+ *
+ * Class of a v3 error; it follows the HTTP status: 400 and 409 `invalid_request_error`, 401
+ * `authentication_error`, 402 `insufficient_quota`, 403 `permission_error`, 404 `not_found_error`, 429
+ * `rate_limit_error`, 5xx `server_error`.
+ *
+ */
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'insufficient_quota' | 'permission_error' | 'not_found_error' | 'rate_limit_error' | 'server_error';
+
+/**
+ * ErrorCode
+ *
+ * Machine-readable cause of an error. The first twelve come from the interface document; the rest are
+ * extensions. HTTP status by code: `invalid_api_key` 401; `user_blocked` 403 (409 on a webhook update);
+ * `insufficient_balance` 402; `rate_limit_exceeded` and `too_many_concurrent_jobs` 429 with `Retry-After`;
+ * `file_too_large`, `duration_exceeded`, `unsupported_format`, `unsupported_language` 400 on sync create (on async
+ * they end the task as `failed` with the same error object, as do `download_failed` and `task_failed`);
+ * `key_limit_exceeded` 409; `model_not_found` 404; `not_found` 404; `invalid_parameter`, `missing_parameter`,
+ * `invalid_json`, `context_length_exceeded` 400; `unsupported_media_type` 415; `method_not_allowed` 405;
+ * `idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500.
+ *
+ */
+export type ErrorCode = 'invalid_api_key' | 'insufficient_balance' | 'rate_limit_exceeded' | 'too_many_concurrent_jobs' | 'download_failed' | 'unsupported_format' | 'file_too_large' | 'duration_exceeded' | 'task_failed' | 'user_blocked' | 'key_limit_exceeded' | 'model_not_found' | 'unsupported_language' | 'not_found' | 'invalid_parameter' | 'missing_parameter' | 'invalid_json' | 'context_length_exceeded' | 'unsupported_media_type' | 'method_not_allowed' | 'idempotency_key_reused' | 'invalid_state' | 'engine_unavailable' | 'internal_error';
+
+/**
+ * ErrorObject
+ *
+ * The v3 error object. It is the `error` member of every v3 error response, the `error` of a failed
+ * transcription task, of a webhook event and of a stream `error` frame.
+ *
+ */
+export type ErrorObject = {
+    type: ErrorType;
+    code: ErrorCode;
+    /**
+     * Human-readable explanation; never contains a stack trace.
+     */
+    message: string;
+    /**
+     * The offending parameter as a dotted path (for example `output.word_timestamps`), or null.
+     */
+    param: string | null;
+};
+
+/**
  * Transcription
  *
  * A v3 transcription task. Returned inside `data` by the sync create, status and cancel endpoints and in
@@ -432,6 +448,206 @@ export type Transcription = {
  */
 export type TranscriptionResponse = {
     data: Transcription;
+};
+
+/**
+ * BadRequestErrorResponse
+ *
+ * Body of a v3 or admin 400 response: the request is invalid; `param` names the offending field. `error.type` is always `invalid_request_error`, the interface
+ * document's type for 400, and `error.code` is one of the codes listed.
+ *
+ */
+export type BadRequestErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 400.
+     */
+    error: {
+        type: 'invalid_request_error';
+        code: 'invalid_parameter' | 'missing_parameter' | 'invalid_json' | 'file_too_large' | 'duration_exceeded' | 'unsupported_format' | 'unsupported_language' | 'download_failed' | 'context_length_exceeded';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
+};
+
+/**
+ * UnauthorizedErrorResponse
+ *
+ * Body of a v3 or admin 401 response: the credentials are missing, invalid or revoked. `error.type` is always `authentication_error`, the interface
+ * document's type for 401, and `error.code` is one of the codes listed.
+ *
+ */
+export type UnauthorizedErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 401.
+     */
+    error: {
+        type: 'authentication_error';
+        code: 'invalid_api_key';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
+};
+
+/**
+ * PaymentRequiredErrorResponse
+ *
+ * Body of a v3 or admin 402 response: the available balance does not cover the reservation or the charge. `error.type` is always `insufficient_quota`, the interface
+ * document's type for 402, and `error.code` is one of the codes listed.
+ *
+ */
+export type PaymentRequiredErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 402.
+     */
+    error: {
+        type: 'insufficient_quota';
+        code: 'insufficient_balance';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
+};
+
+/**
+ * ForbiddenErrorResponse
+ *
+ * Body of a v3 or admin 403 response: the account is blocked. `error.type` is always `permission_error`, the interface
+ * document's type for 403, and `error.code` is one of the codes listed.
+ *
+ */
+export type ForbiddenErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 403.
+     */
+    error: {
+        type: 'permission_error';
+        code: 'user_blocked';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
+};
+
+/**
+ * ConflictErrorResponse
+ *
+ * Body of a v3 or admin 409 response: the request conflicts with the current state (a live-key limit, a reused idempotency key, a task in a state that does not allow the operation, a webhook update of a blocked account). `error.type` is always `invalid_request_error`, the interface
+ * document's type for 409, and `error.code` is one of the codes listed.
+ *
+ */
+export type ConflictErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 409.
+     */
+    error: {
+        type: 'invalid_request_error';
+        code: 'key_limit_exceeded' | 'idempotency_key_reused' | 'invalid_state' | 'user_blocked';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
+};
+
+/**
+ * UnsupportedMediaTypeErrorResponse
+ *
+ * Body of a v3 or admin 415 response: the body has a Content-Type the operation does not take. `error.type` is always `invalid_request_error`, the interface
+ * document's type for 415 (extension: the document maps no type to 415; it is a request error), and `error.code` is one of the codes listed.
+ *
+ */
+export type UnsupportedMediaTypeErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 415.
+     */
+    error: {
+        type: 'invalid_request_error';
+        code: 'unsupported_media_type';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
+};
+
+/**
+ * TooManyRequestsErrorResponse
+ *
+ * Body of a v3 or admin 429 response: too many requests per second or too many simultaneous tasks; retry after `Retry-After` seconds. `error.type` is always `rate_limit_error`, the interface
+ * document's type for 429, and `error.code` is one of the codes listed.
+ *
+ */
+export type TooManyRequestsErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 429.
+     */
+    error: {
+        type: 'rate_limit_error';
+        code: 'rate_limit_exceeded' | 'too_many_concurrent_jobs';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
+};
+
+/**
+ * ServiceUnavailableErrorResponse
+ *
+ * Body of a v3 or admin 503 response: the engine behind the operation is not available; retry with a delay. `error.type` is always `server_error`, the interface
+ * document's type for 503, and `error.code` is one of the codes listed.
+ *
+ */
+export type ServiceUnavailableErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 503.
+     */
+    error: {
+        type: 'server_error';
+        code: 'engine_unavailable';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
 };
 
 /**
@@ -528,6 +744,31 @@ export type StreamSession = {
      * Moment the link stops being valid (60 s after creation), ISO 8601 UTC.
      */
     expires_at: string;
+};
+
+/**
+ * NotFoundErrorResponse
+ *
+ * Body of a v3 or admin 404 response: the resource is absent, deleted or foreign, or the model is unknown. `error.type` is always `not_found_error`, the interface
+ * document's type for 404, and `error.code` is one of the codes listed.
+ *
+ */
+export type NotFoundErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 404.
+     */
+    error: {
+        type: 'not_found_error';
+        code: 'not_found' | 'model_not_found';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
 };
 
 /**
@@ -982,16 +1223,53 @@ export type ChatCompletionUsageChunk = {
 };
 
 /**
+ * MethodNotAllowedErrorResponse
+ *
+ * Body of a v3 or admin 405 response: the path exists but not with this method; the `Allow` header lists the methods it has. `error.type` is always `invalid_request_error`, the interface
+ * document's type for 405 (extension: the document maps no type to 405; it is a request error), and `error.code` is one of the codes listed.
+ *
+ */
+export type MethodNotAllowedErrorResponse = {
+    /**
+     * The v3 error object with its type and code pinned for status 405.
+     */
+    error: {
+        type: 'invalid_request_error';
+        code: 'method_not_allowed';
+        /**
+         * Human-readable explanation; never contains a stack trace.
+         */
+        message: string;
+        /**
+         * The offending parameter as a dotted path, or null.
+         */
+        param: string | null;
+    };
+};
+
+/**
+ * ErrorResponse
+ *
+ * Any v3 or admin error body (and the OpenAI-compatible endpoints', whose error envelope has the same shape): one of
+ * the bodies pinned per status, so `error.type` always follows the interface document's status map (400, 405, 409
+ * and 415 `invalid_request_error`, 401 `authentication_error`, 402 `insufficient_quota`, 403 `permission_error`, 404
+ * `not_found_error`, 429 `rate_limit_error`, 5xx `server_error`) and `error.code` is one its status may carry. Each
+ * operation declares the exact body of each of its error statuses; this union is the body of answers outside every
+ * operation (an unknown path, an undeclared method) and of an in-band stream error.
+ *
+ */
+export type ErrorResponse = BadRequestErrorResponse | UnauthorizedErrorResponse | PaymentRequiredErrorResponse | ForbiddenErrorResponse | NotFoundErrorResponse | MethodNotAllowedErrorResponse | ConflictErrorResponse | UnsupportedMediaTypeErrorResponse | TooManyRequestsErrorResponse | InternalServerErrorResponse | ServiceUnavailableErrorResponse;
+
+/**
  * ChatCompletionStreamError
  *
  * Extension: an in-band error event of a stream that already started (status 200 was sent), for example an
- * engine failure mid-answer. It is followed by `data: [DONE]` and the end of the response; the tokens already
- * generated are charged. Errors found before the stream starts are ordinary JSON error responses.
+ * engine failure mid-answer. Its body is the error body the request would have had with its own status (the status
+ * map holds: an engine failure is `server_error`). It is followed by `data: [DONE]` and the end of the response; the
+ * tokens already generated are charged. Errors found before the stream starts are ordinary JSON error responses.
  *
  */
-export type ChatCompletionStreamError = {
-    error: ErrorObject;
-};
+export type ChatCompletionStreamError = ErrorResponse;
 
 /**
  * ChatCompletionStreamDone
@@ -1980,6 +2258,72 @@ export type V2ErrorResponse = {
     };
 };
 
+/**
+ * V2BadRequestErrorResponse
+ *
+ * Body of a v2 or v1 400 response: the input is invalid (`VALIDATION_ERROR`, the interface document's body), or the transcript is not ready for chat (`NOT_READY`). It is the validation error body with `error` pinned to the
+ * kinds of 400.
+ *
+ */
+export type V2BadRequestErrorResponse = V2ErrorResponse & {
+    error?: 'VALIDATION_ERROR' | 'NOT_READY';
+};
+
+/**
+ * V2UnauthorizedErrorResponse
+ *
+ * Body of a v2 or v1 401 response: a signature header is missing, the signature is wrong or the timestamp is outside the accepted window. It is the validation error body with `error` pinned to the
+ * kind of 401.
+ *
+ */
+export type V2UnauthorizedErrorResponse = V2ErrorResponse & {
+    error?: 'UNAUTHORIZED';
+};
+
+/**
+ * V2ForbiddenErrorResponse
+ *
+ * Body of a v2 or v1 403 response: the account is blocked, or a result link is invalid or expired. It is the validation error body with `error` pinned to the
+ * kind of 403.
+ *
+ */
+export type V2ForbiddenErrorResponse = V2ErrorResponse & {
+    error?: 'FORBIDDEN';
+};
+
+/**
+ * V2UnsupportedMediaTypeErrorResponse
+ *
+ * Body of a v2 or v1 415 response: the body has a Content-Type the operation does not take. It is the validation error body with `error` pinned to the
+ * kind of 415.
+ *
+ */
+export type V2UnsupportedMediaTypeErrorResponse = V2ErrorResponse & {
+    error?: 'UNSUPPORTED_MEDIA_TYPE';
+};
+
+/**
+ * V2TooManyRequestsErrorResponse
+ *
+ * Body of a v2 or v1 429 response: too many requests; retry after `Retry-After` seconds. It is the validation error body with `error` pinned to the
+ * kind of 429.
+ *
+ */
+export type V2TooManyRequestsErrorResponse = V2ErrorResponse & {
+    error?: 'RATE_LIMITED';
+};
+
+/**
+ * V2InternalServerErrorResponse
+ *
+ * Body of a v2 or v1 500 response: the server failed; retry with a delay. It is the validation error body with `error` pinned to the
+ * kind of 500.
+ *
+ */
+export type V2InternalServerErrorResponse = V2ErrorResponse & {
+    error?: 'INTERNAL_ERROR';
+};
+
 export type V2TranscriptionCreateRequest = unknown & {
     /**
      * The media file (audio or video; for example mp3, wav, ogg, opus, m4a, webm, flac).
@@ -2009,6 +2353,39 @@ export type V2TranscriptionCreateRequest = unknown & {
      *
      */
     prompt?: string;
+};
+
+/**
+ * V2PaymentRequiredErrorResponse
+ *
+ * Body of a v2 or v1 402 response: the available balance does not cover the reservation or the charge. It is the validation error body with `error` pinned to the
+ * kind of 402.
+ *
+ */
+export type V2PaymentRequiredErrorResponse = V2ErrorResponse & {
+    error?: 'INSUFFICIENT_FUNDS';
+};
+
+/**
+ * V2ConflictErrorResponse
+ *
+ * Body of a v2 or v1 409 response: the request conflicts with the current state. It is the validation error body with `error` pinned to the
+ * kind of 409.
+ *
+ */
+export type V2ConflictErrorResponse = V2ErrorResponse & {
+    error?: 'CONFLICT';
+};
+
+/**
+ * V2ServiceUnavailableErrorResponse
+ *
+ * Body of a v2 or v1 503 response: the engine behind the operation is not available. It is the validation error body with `error` pinned to the
+ * kind of 503.
+ *
+ */
+export type V2ServiceUnavailableErrorResponse = V2ErrorResponse & {
+    error?: 'ENGINE_UNAVAILABLE';
 };
 
 /**
@@ -2170,6 +2547,17 @@ export type V2Transcription = {
  */
 export type V2TranscriptionResponse = {
     data: V2Transcription;
+};
+
+/**
+ * V2NotFoundErrorResponse
+ *
+ * Body of a v2 or v1 404 response: the transcription is absent or foreign. It is the validation error body with `error` pinned to the
+ * kind of 404.
+ *
+ */
+export type V2NotFoundErrorResponse = V2ErrorResponse & {
+    error?: 'NOT_FOUND';
 };
 
 /**
@@ -3033,7 +3421,7 @@ export type GetHealthErrors = {
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
     /**
      * The database is unreachable; the body is the same health report.
      */
@@ -3071,39 +3459,39 @@ export type CreateSyncTranscriptionErrors = {
     /**
      * The request or the file is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the reservation or charge.
      */
-    402: ErrorResponse;
+    402: PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request is not `multipart/form-data`.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
     /**
      * No transcription engine is configured or reachable.
      */
-    503: ErrorResponse;
+    503: ServiceUnavailableErrorResponse;
 };
 
 export type CreateSyncTranscriptionError = CreateSyncTranscriptionErrors[keyof CreateSyncTranscriptionErrors];
@@ -3137,39 +3525,39 @@ export type CreateAsyncTranscriptionErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the reservation or charge.
      */
-    402: ErrorResponse;
+    402: PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
     /**
      * No transcription engine is configured or reachable.
      */
-    503: ErrorResponse;
+    503: ServiceUnavailableErrorResponse;
 };
 
 export type CreateAsyncTranscriptionError = CreateAsyncTranscriptionErrors[keyof CreateAsyncTranscriptionErrors];
@@ -3203,31 +3591,31 @@ export type CreateStreamSessionErrors = {
     /**
      * A request header is invalid; `param` names it.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the reservation or charge.
      */
-    402: ErrorResponse;
+    402: PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many open sessions; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
     /**
      * No streaming transcription engine is configured or reachable.
      */
-    503: ErrorResponse;
+    503: ServiceUnavailableErrorResponse;
 };
 
 export type CreateStreamSessionError = CreateStreamSessionErrors[keyof CreateStreamSessionErrors];
@@ -3257,27 +3645,27 @@ export type GetTranscriptionStatusErrors = {
     /**
      * The id is not a UUID.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type GetTranscriptionStatusError = GetTranscriptionStatusErrors[keyof GetTranscriptionStatusErrors];
@@ -3307,31 +3695,31 @@ export type CancelTranscriptionErrors = {
     /**
      * The id is not a UUID.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The task can no longer be cancelled.
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type CancelTranscriptionError = CancelTranscriptionErrors[keyof CancelTranscriptionErrors];
@@ -3381,23 +3769,23 @@ export type ListTranscriptionsErrors = {
     /**
      * A query parameter is invalid; `param` names it.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type ListTranscriptionsError = ListTranscriptionsErrors[keyof ListTranscriptionsErrors];
@@ -3437,31 +3825,31 @@ export type GetTranscriptionResultErrors = {
     /**
      * The id or the format is invalid; `param` names it.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The task is not completed, so it has no result.
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type GetTranscriptionResultError = GetTranscriptionResultErrors[keyof GetTranscriptionResultErrors];
@@ -3486,19 +3874,19 @@ export type ListModelsErrors = {
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type ListModelsError = ListModelsErrors[keyof ListModelsErrors];
@@ -3532,43 +3920,43 @@ export type CreateChatCompletionErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the reservation or charge.
      */
-    402: ErrorResponse;
+    402: PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The `model` is not a model of this server.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
     /**
      * The engine behind this model is not configured or not reachable.
      */
-    503: ErrorResponse;
+    503: ServiceUnavailableErrorResponse;
 };
 
 export type CreateChatCompletionError = CreateChatCompletionErrors[keyof CreateChatCompletionErrors];
@@ -3612,43 +4000,43 @@ export type CreateEmbeddingErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the reservation or charge.
      */
-    402: ErrorResponse;
+    402: PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The `model` is not a model of this server.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
     /**
      * The engine behind this model is not configured or not reachable.
      */
-    503: ErrorResponse;
+    503: ServiceUnavailableErrorResponse;
 };
 
 export type CreateEmbeddingError = CreateEmbeddingErrors[keyof CreateEmbeddingErrors];
@@ -3673,31 +4061,31 @@ export type CalculatePriceErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The `model` is not one this server offers.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type CalculatePriceError = CalculatePriceErrors[keyof CalculatePriceErrors];
@@ -3731,31 +4119,31 @@ export type CreateApiKeyErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The account already has 100 live keys, or the idempotency key was used with another body.
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type CreateApiKeyError = CreateApiKeyErrors[keyof CreateApiKeyErrors];
@@ -3789,23 +4177,23 @@ export type ListApiKeysErrors = {
     /**
      * `limit` or `after` is invalid.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type ListApiKeysError = ListApiKeysErrors[keyof ListApiKeysErrors];
@@ -3835,27 +4223,27 @@ export type RevokeApiKeyErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type RevokeApiKeyError = RevokeApiKeyErrors[keyof RevokeApiKeyErrors];
@@ -3889,31 +4277,31 @@ export type CreateWebhookErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type CreateWebhookError = CreateWebhookErrors[keyof CreateWebhookErrors];
@@ -3947,23 +4335,23 @@ export type ListWebhooksErrors = {
     /**
      * A query parameter is invalid; `param` names it.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type ListWebhooksError = ListWebhooksErrors[keyof ListWebhooksErrors];
@@ -3993,31 +4381,31 @@ export type UpdateWebhookErrors = {
     /**
      * The id or a field is invalid; `param` names it.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The account is blocked, so its webhooks cannot be changed.
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type UpdateWebhookError = UpdateWebhookErrors[keyof UpdateWebhookErrors];
@@ -4047,27 +4435,27 @@ export type DeleteWebhookErrors = {
     /**
      * The id is not a UUID.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type DeleteWebhookError = DeleteWebhookErrors[keyof DeleteWebhookErrors];
@@ -4106,27 +4494,27 @@ export type TestWebhookErrors = {
     /**
      * The id is not a UUID.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type TestWebhookError = TestWebhookErrors[keyof TestWebhookErrors];
@@ -4165,27 +4553,27 @@ export type ListWebhookDeliveriesErrors = {
     /**
      * The id or a query parameter is invalid; `param` names it.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type ListWebhookDeliveriesError = ListWebhookDeliveriesErrors[keyof ListWebhookDeliveriesErrors];
@@ -4219,43 +4607,43 @@ export type CreateOpenAiChatCompletionErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the reservation or charge.
      */
-    402: ErrorResponse;
+    402: PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The `model` is not a model of this server.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
     /**
      * The engine behind this model is not configured or not reachable.
      */
-    503: ErrorResponse;
+    503: ServiceUnavailableErrorResponse;
 };
 
 export type CreateOpenAiChatCompletionError = CreateOpenAiChatCompletionErrors[keyof CreateOpenAiChatCompletionErrors];
@@ -4299,43 +4687,43 @@ export type CreateOpenAiEmbeddingErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the reservation or charge.
      */
-    402: ErrorResponse;
+    402: PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The `model` is not a model of this server.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
     /**
      * The engine behind this model is not configured or not reachable.
      */
-    503: ErrorResponse;
+    503: ServiceUnavailableErrorResponse;
 };
 
 export type CreateOpenAiEmbeddingError = CreateOpenAiEmbeddingErrors[keyof CreateOpenAiEmbeddingErrors];
@@ -4369,43 +4757,43 @@ export type CreateOpenAiAudioTranscriptionErrors = {
     /**
      * The request or the file is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The API key is missing, invalid or revoked.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the reservation or charge.
      */
-    402: ErrorResponse;
+    402: PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: ErrorResponse;
+    403: ForbiddenErrorResponse;
     /**
      * The `model` is not a model of this server.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
-    429: ErrorResponse;
+    429: TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
     /**
      * The engine behind this model is not configured or not reachable.
      */
-    503: ErrorResponse;
+    503: ServiceUnavailableErrorResponse;
 };
 
 export type CreateOpenAiAudioTranscriptionError = CreateOpenAiAudioTranscriptionErrors[keyof CreateOpenAiAudioTranscriptionErrors];
@@ -4440,27 +4828,27 @@ export type CalculateV2TranscriptionCostErrors = {
     /**
      * The request is invalid (validation error body).
      */
-    400: V2ErrorResponse;
+    400: V2BadRequestErrorResponse;
     /**
      * The signed headers are missing, stale (beyond ±300 s) or do not verify.
      */
-    401: V2ErrorResponse;
+    401: V2UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: V2ErrorResponse;
+    403: V2ForbiddenErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: V2ErrorResponse;
+    415: V2UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
      */
-    429: V2ErrorResponse;
+    429: V2TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: V2ErrorResponse;
+    500: V2InternalServerErrorResponse;
 };
 
 export type CalculateV2TranscriptionCostError = CalculateV2TranscriptionCostErrors[keyof CalculateV2TranscriptionCostErrors];
@@ -4500,39 +4888,39 @@ export type CreateV2TranscriptionErrors = {
     /**
      * The request is invalid (validation error body).
      */
-    400: V2ErrorResponse;
+    400: V2BadRequestErrorResponse;
     /**
      * The signed headers are missing, stale (beyond ±300 s) or do not verify.
      */
-    401: V2ErrorResponse;
+    401: V2UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the charge.
      */
-    402: V2ErrorResponse;
+    402: V2PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: V2ErrorResponse;
+    403: V2ForbiddenErrorResponse;
     /**
      * An idempotency key was reused with a different body.
      */
-    409: V2ErrorResponse;
+    409: V2ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: V2ErrorResponse;
+    415: V2UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
      */
-    429: V2ErrorResponse;
+    429: V2TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: V2ErrorResponse;
+    500: V2InternalServerErrorResponse;
     /**
      * The engine behind this model is not configured or not reachable.
      */
-    503: V2ErrorResponse;
+    503: V2ServiceUnavailableErrorResponse;
 };
 
 export type CreateV2TranscriptionError = CreateV2TranscriptionErrors[keyof CreateV2TranscriptionErrors];
@@ -4570,27 +4958,27 @@ export type GetV2TranscriptionErrors = {
     /**
      * The request is invalid (validation error body).
      */
-    400: V2ErrorResponse;
+    400: V2BadRequestErrorResponse;
     /**
      * The signed headers are missing, stale (beyond ±300 s) or do not verify.
      */
-    401: V2ErrorResponse;
+    401: V2UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: V2ErrorResponse;
+    403: V2ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: V2ErrorResponse;
+    404: V2NotFoundErrorResponse;
     /**
      * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
      */
-    429: V2ErrorResponse;
+    429: V2TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: V2ErrorResponse;
+    500: V2InternalServerErrorResponse;
 };
 
 export type GetV2TranscriptionError = GetV2TranscriptionErrors[keyof GetV2TranscriptionErrors];
@@ -4635,43 +5023,43 @@ export type CreateV2TranscriptChatCompletionErrors = {
     /**
      * The request is invalid, or the transcription is not ready for chat (validation error body).
      */
-    400: V2ErrorResponse;
+    400: V2BadRequestErrorResponse;
     /**
      * The signed headers are missing, stale (beyond ±300 s) or do not verify.
      */
-    401: V2ErrorResponse;
+    401: V2UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the charge.
      */
-    402: V2ErrorResponse;
+    402: V2PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: V2ErrorResponse;
+    403: V2ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: V2ErrorResponse;
+    404: V2NotFoundErrorResponse;
     /**
      * An idempotency key was reused with a different body.
      */
-    409: V2ErrorResponse;
+    409: V2ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: V2ErrorResponse;
+    415: V2UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
      */
-    429: V2ErrorResponse;
+    429: V2TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: V2ErrorResponse;
+    500: V2InternalServerErrorResponse;
     /**
      * The engine behind this model is not configured or not reachable.
      */
-    503: V2ErrorResponse;
+    503: V2ServiceUnavailableErrorResponse;
 };
 
 export type CreateV2TranscriptChatCompletionError = CreateV2TranscriptChatCompletionErrors[keyof CreateV2TranscriptChatCompletionErrors];
@@ -4727,19 +5115,19 @@ export type DownloadV2TranscriptionResultErrors = {
     /**
      * `expires` or `signature` is missing or malformed (validation error body).
      */
-    400: V2ErrorResponse;
+    400: V2BadRequestErrorResponse;
     /**
      * The link has expired or its signature does not verify.
      */
-    403: V2ErrorResponse;
+    403: V2ForbiddenErrorResponse;
     /**
      * The resource does not exist or belongs to another account.
      */
-    404: V2ErrorResponse;
+    404: V2NotFoundErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: V2ErrorResponse;
+    500: V2InternalServerErrorResponse;
 };
 
 export type DownloadV2TranscriptionResultError = DownloadV2TranscriptionResultErrors[keyof DownloadV2TranscriptionResultErrors];
@@ -4779,39 +5167,39 @@ export type CreateV2ChatCompletionErrors = {
     /**
      * The request is invalid (validation error body).
      */
-    400: V2ErrorResponse;
+    400: V2BadRequestErrorResponse;
     /**
      * The signed headers are missing, stale (beyond ±300 s) or do not verify.
      */
-    401: V2ErrorResponse;
+    401: V2UnauthorizedErrorResponse;
     /**
      * The available balance does not cover the charge.
      */
-    402: V2ErrorResponse;
+    402: V2PaymentRequiredErrorResponse;
     /**
      * The account is blocked.
      */
-    403: V2ErrorResponse;
+    403: V2ForbiddenErrorResponse;
     /**
      * An idempotency key was reused with a different body.
      */
-    409: V2ErrorResponse;
+    409: V2ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: V2ErrorResponse;
+    415: V2UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
      */
-    429: V2ErrorResponse;
+    429: V2TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: V2ErrorResponse;
+    500: V2InternalServerErrorResponse;
     /**
      * The engine behind this model is not configured or not reachable.
      */
-    503: V2ErrorResponse;
+    503: V2ServiceUnavailableErrorResponse;
 };
 
 export type CreateV2ChatCompletionError = CreateV2ChatCompletionErrors[keyof CreateV2ChatCompletionErrors];
@@ -4871,23 +5259,23 @@ export type GetBillingUsageErrors = {
     /**
      * The range is invalid (validation error body).
      */
-    400: V2ErrorResponse;
+    400: V2BadRequestErrorResponse;
     /**
      * The signed headers are missing, stale (beyond ±300 s) or do not verify.
      */
-    401: V2ErrorResponse;
+    401: V2UnauthorizedErrorResponse;
     /**
      * The account is blocked.
      */
-    403: V2ErrorResponse;
+    403: V2ForbiddenErrorResponse;
     /**
      * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
      */
-    429: V2ErrorResponse;
+    429: V2TooManyRequestsErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: V2ErrorResponse;
+    500: V2InternalServerErrorResponse;
 };
 
 export type GetBillingUsageError = GetBillingUsageErrors[keyof GetBillingUsageErrors];
@@ -4921,19 +5309,19 @@ export type ListAccountsErrors = {
     /**
      * `limit` or `after` is invalid.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured).
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type ListAccountsError = ListAccountsErrors[keyof ListAccountsErrors];
@@ -4967,27 +5355,27 @@ export type CreateAccountErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured).
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type CreateAccountError = CreateAccountErrors[keyof CreateAccountErrors];
@@ -5017,19 +5405,19 @@ export type GetAccountErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured), or the account does not exist.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type GetAccountError = GetAccountErrors[keyof GetAccountErrors];
@@ -5059,23 +5447,23 @@ export type UpdateAccountErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured), or the account does not exist.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type UpdateAccountError = UpdateAccountErrors[keyof UpdateAccountErrors];
@@ -5114,27 +5502,27 @@ export type TopUpAccountErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured), or the account does not exist.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type TopUpAccountError = TopUpAccountErrors[keyof TopUpAccountErrors];
@@ -5164,19 +5552,19 @@ export type BlockAccountErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured), or the account does not exist.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type BlockAccountError = BlockAccountErrors[keyof BlockAccountErrors];
@@ -5206,19 +5594,19 @@ export type UnblockAccountErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured), or the account does not exist.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type UnblockAccountError = UnblockAccountErrors[keyof UnblockAccountErrors];
@@ -5257,27 +5645,27 @@ export type IssueAccountApiKeyErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured), or the account does not exist.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The account already has 100 live keys, or the idempotency key was used with another body.
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * The request's Content-Type is not one this operation accepts.
      */
-    415: ErrorResponse;
+    415: UnsupportedMediaTypeErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type IssueAccountApiKeyError = IssueAccountApiKeyErrors[keyof IssueAccountApiKeyErrors];
@@ -5316,23 +5704,23 @@ export type IssueAccountKeyPairErrors = {
     /**
      * The request is invalid; `param` names the offending field.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured), or the account does not exist.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
      */
-    409: ErrorResponse;
+    409: ConflictErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type IssueAccountKeyPairError = IssueAccountKeyPairErrors[keyof IssueAccountKeyPairErrors];
@@ -5371,19 +5759,19 @@ export type ListAccountLedgerErrors = {
     /**
      * `limit` or `after` is invalid.
      */
-    400: ErrorResponse;
+    400: BadRequestErrorResponse;
     /**
      * The `X-Admin-Token` header is missing or wrong.
      */
-    401: ErrorResponse;
+    401: UnauthorizedErrorResponse;
     /**
      * The admin surface is disabled (no admin token configured), or the account does not exist.
      */
-    404: ErrorResponse;
+    404: NotFoundErrorResponse;
     /**
      * An unexpected server error; retry with a delay.
      */
-    500: ErrorResponse;
+    500: InternalServerErrorResponse;
 };
 
 export type ListAccountLedgerError = ListAccountLedgerErrors[keyof ListAccountLedgerErrors];

@@ -58,84 +58,19 @@ export const zHealth = z.object({
 });
 
 /**
- * ErrorType
+ * InternalServerErrorResponse
  *
- * Class of a v3 error; it follows the HTTP status: 400 and 409 `invalid_request_error`, 401
- * `authentication_error`, 402 `insufficient_quota`, 403 `permission_error`, 404 `not_found_error`, 429
- * `rate_limit_error`, 5xx `server_error`.
- *
- */
-export const zErrorType = z.enum([
-    'invalid_request_error',
-    'authentication_error',
-    'insufficient_quota',
-    'permission_error',
-    'not_found_error',
-    'rate_limit_error',
-    'server_error'
-]);
-
-/**
- * ErrorCode
- *
- * Machine-readable cause of an error. The first twelve come from the interface document; the rest are
- * extensions. HTTP status by code: `invalid_api_key` 401; `user_blocked` 403 (409 on a webhook update);
- * `insufficient_balance` 402; `rate_limit_exceeded` and `too_many_concurrent_jobs` 429 with `Retry-After`;
- * `file_too_large`, `duration_exceeded`, `unsupported_format`, `unsupported_language` 400 on sync create (on async
- * they end the task as `failed` with the same error object, as do `download_failed` and `task_failed`);
- * `key_limit_exceeded` 409; `model_not_found` 404; `not_found` 404; `invalid_parameter`, `missing_parameter`,
- * `invalid_json`, `context_length_exceeded` 400; `unsupported_media_type` 415; `method_not_allowed` 405;
- * `idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500.
+ * Body of a v3 or admin 500 response: the server failed; retry with a delay. `error.type` is always `server_error`, the interface
+ * document's type for 500, and `error.code` is one of the codes listed.
  *
  */
-export const zErrorCode = z.enum([
-    'invalid_api_key',
-    'insufficient_balance',
-    'rate_limit_exceeded',
-    'too_many_concurrent_jobs',
-    'download_failed',
-    'unsupported_format',
-    'file_too_large',
-    'duration_exceeded',
-    'task_failed',
-    'user_blocked',
-    'key_limit_exceeded',
-    'model_not_found',
-    'unsupported_language',
-    'not_found',
-    'invalid_parameter',
-    'missing_parameter',
-    'invalid_json',
-    'context_length_exceeded',
-    'unsupported_media_type',
-    'method_not_allowed',
-    'idempotency_key_reused',
-    'invalid_state',
-    'engine_unavailable',
-    'internal_error'
-]);
-
-/**
- * ErrorObject
- *
- * The v3 error object. It is the `error` member of every v3 error response, the `error` of a failed
- * transcription task, of a webhook event and of a stream `error` frame.
- *
- */
-export const zErrorObject = z.object({
-    type: zErrorType,
-    code: zErrorCode,
-    message: z.string(),
-    param: z.string().nullable()
-});
-
-/**
- * ErrorResponse
- *
- * Body of every non-success response of the v3 and admin endpoints (and of the OpenAI-compatible endpoints, whose error envelope has the same shape).
- */
-export const zErrorResponse = z.object({
-    error: zErrorObject
+export const zInternalServerErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('server_error'),
+        code: z.enum(['internal_error', 'task_failed']),
+        message: z.string(),
+        param: z.string().nullable()
+    })
 });
 
 /**
@@ -292,6 +227,78 @@ export const zTranscriptionResult = z.object({
 });
 
 /**
+ * ErrorType
+ *
+ * Class of a v3 error; it follows the HTTP status: 400 and 409 `invalid_request_error`, 401
+ * `authentication_error`, 402 `insufficient_quota`, 403 `permission_error`, 404 `not_found_error`, 429
+ * `rate_limit_error`, 5xx `server_error`.
+ *
+ */
+export const zErrorType = z.enum([
+    'invalid_request_error',
+    'authentication_error',
+    'insufficient_quota',
+    'permission_error',
+    'not_found_error',
+    'rate_limit_error',
+    'server_error'
+]);
+
+/**
+ * ErrorCode
+ *
+ * Machine-readable cause of an error. The first twelve come from the interface document; the rest are
+ * extensions. HTTP status by code: `invalid_api_key` 401; `user_blocked` 403 (409 on a webhook update);
+ * `insufficient_balance` 402; `rate_limit_exceeded` and `too_many_concurrent_jobs` 429 with `Retry-After`;
+ * `file_too_large`, `duration_exceeded`, `unsupported_format`, `unsupported_language` 400 on sync create (on async
+ * they end the task as `failed` with the same error object, as do `download_failed` and `task_failed`);
+ * `key_limit_exceeded` 409; `model_not_found` 404; `not_found` 404; `invalid_parameter`, `missing_parameter`,
+ * `invalid_json`, `context_length_exceeded` 400; `unsupported_media_type` 415; `method_not_allowed` 405;
+ * `idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500.
+ *
+ */
+export const zErrorCode = z.enum([
+    'invalid_api_key',
+    'insufficient_balance',
+    'rate_limit_exceeded',
+    'too_many_concurrent_jobs',
+    'download_failed',
+    'unsupported_format',
+    'file_too_large',
+    'duration_exceeded',
+    'task_failed',
+    'user_blocked',
+    'key_limit_exceeded',
+    'model_not_found',
+    'unsupported_language',
+    'not_found',
+    'invalid_parameter',
+    'missing_parameter',
+    'invalid_json',
+    'context_length_exceeded',
+    'unsupported_media_type',
+    'method_not_allowed',
+    'idempotency_key_reused',
+    'invalid_state',
+    'engine_unavailable',
+    'internal_error'
+]);
+
+/**
+ * ErrorObject
+ *
+ * The v3 error object. It is the `error` member of every v3 error response, the `error` of a failed
+ * transcription task, of a webhook event and of a stream `error` frame.
+ *
+ */
+export const zErrorObject = z.object({
+    type: zErrorType,
+    code: zErrorCode,
+    message: z.string(),
+    param: z.string().nullable()
+});
+
+/**
  * Transcription
  *
  * A v3 transcription task. Returned inside `data` by the sync create, status and cancel endpoints and in
@@ -334,6 +341,149 @@ export const zTranscription = z.object({
  */
 export const zTranscriptionResponse = z.object({
     data: zTranscription
+});
+
+/**
+ * BadRequestErrorResponse
+ *
+ * Body of a v3 or admin 400 response: the request is invalid; `param` names the offending field. `error.type` is always `invalid_request_error`, the interface
+ * document's type for 400, and `error.code` is one of the codes listed.
+ *
+ */
+export const zBadRequestErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('invalid_request_error'),
+        code: z.enum([
+            'invalid_parameter',
+            'missing_parameter',
+            'invalid_json',
+            'file_too_large',
+            'duration_exceeded',
+            'unsupported_format',
+            'unsupported_language',
+            'download_failed',
+            'context_length_exceeded'
+        ]),
+        message: z.string(),
+        param: z.string().nullable()
+    })
+});
+
+/**
+ * UnauthorizedErrorResponse
+ *
+ * Body of a v3 or admin 401 response: the credentials are missing, invalid or revoked. `error.type` is always `authentication_error`, the interface
+ * document's type for 401, and `error.code` is one of the codes listed.
+ *
+ */
+export const zUnauthorizedErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('authentication_error'),
+        code: z.enum(['invalid_api_key']),
+        message: z.string(),
+        param: z.string().nullable()
+    })
+});
+
+/**
+ * PaymentRequiredErrorResponse
+ *
+ * Body of a v3 or admin 402 response: the available balance does not cover the reservation or the charge. `error.type` is always `insufficient_quota`, the interface
+ * document's type for 402, and `error.code` is one of the codes listed.
+ *
+ */
+export const zPaymentRequiredErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('insufficient_quota'),
+        code: z.enum(['insufficient_balance']),
+        message: z.string(),
+        param: z.string().nullable()
+    })
+});
+
+/**
+ * ForbiddenErrorResponse
+ *
+ * Body of a v3 or admin 403 response: the account is blocked. `error.type` is always `permission_error`, the interface
+ * document's type for 403, and `error.code` is one of the codes listed.
+ *
+ */
+export const zForbiddenErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('permission_error'),
+        code: z.enum(['user_blocked']),
+        message: z.string(),
+        param: z.string().nullable()
+    })
+});
+
+/**
+ * ConflictErrorResponse
+ *
+ * Body of a v3 or admin 409 response: the request conflicts with the current state (a live-key limit, a reused idempotency key, a task in a state that does not allow the operation, a webhook update of a blocked account). `error.type` is always `invalid_request_error`, the interface
+ * document's type for 409, and `error.code` is one of the codes listed.
+ *
+ */
+export const zConflictErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('invalid_request_error'),
+        code: z.enum([
+            'key_limit_exceeded',
+            'idempotency_key_reused',
+            'invalid_state',
+            'user_blocked'
+        ]),
+        message: z.string(),
+        param: z.string().nullable()
+    })
+});
+
+/**
+ * UnsupportedMediaTypeErrorResponse
+ *
+ * Body of a v3 or admin 415 response: the body has a Content-Type the operation does not take. `error.type` is always `invalid_request_error`, the interface
+ * document's type for 415 (extension: the document maps no type to 415; it is a request error), and `error.code` is one of the codes listed.
+ *
+ */
+export const zUnsupportedMediaTypeErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('invalid_request_error'),
+        code: z.enum(['unsupported_media_type']),
+        message: z.string(),
+        param: z.string().nullable()
+    })
+});
+
+/**
+ * TooManyRequestsErrorResponse
+ *
+ * Body of a v3 or admin 429 response: too many requests per second or too many simultaneous tasks; retry after `Retry-After` seconds. `error.type` is always `rate_limit_error`, the interface
+ * document's type for 429, and `error.code` is one of the codes listed.
+ *
+ */
+export const zTooManyRequestsErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('rate_limit_error'),
+        code: z.enum(['rate_limit_exceeded', 'too_many_concurrent_jobs']),
+        message: z.string(),
+        param: z.string().nullable()
+    })
+});
+
+/**
+ * ServiceUnavailableErrorResponse
+ *
+ * Body of a v3 or admin 503 response: the engine behind the operation is not available; retry with a delay. `error.type` is always `server_error`, the interface
+ * document's type for 503, and `error.code` is one of the codes listed.
+ *
+ */
+export const zServiceUnavailableErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('server_error'),
+        code: z.enum(['engine_unavailable']),
+        message: z.string(),
+        param: z.string().nullable()
+    })
 });
 
 /**
@@ -389,6 +539,22 @@ export const zStreamSession = z.object({
     session_id: z.uuid(),
     stream_url: z.url().regex(/^wss?:\/\/[^\s?#]+\/v3\/transcriptions\/stream\?ticket=[A-Za-z0-9_-]+$/),
     expires_at: z.iso.datetime()
+});
+
+/**
+ * NotFoundErrorResponse
+ *
+ * Body of a v3 or admin 404 response: the resource is absent, deleted or foreign, or the model is unknown. `error.type` is always `not_found_error`, the interface
+ * document's type for 404, and `error.code` is one of the codes listed.
+ *
+ */
+export const zNotFoundErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('not_found_error'),
+        code: z.enum(['not_found', 'model_not_found']),
+        message: z.string(),
+        param: z.string().nullable()
+    })
 });
 
 /**
@@ -681,16 +847,56 @@ export const zChatCompletionUsageChunk = z.object({
 });
 
 /**
+ * MethodNotAllowedErrorResponse
+ *
+ * Body of a v3 or admin 405 response: the path exists but not with this method; the `Allow` header lists the methods it has. `error.type` is always `invalid_request_error`, the interface
+ * document's type for 405 (extension: the document maps no type to 405; it is a request error), and `error.code` is one of the codes listed.
+ *
+ */
+export const zMethodNotAllowedErrorResponse = z.object({
+    error: z.object({
+        type: z.literal('invalid_request_error'),
+        code: z.enum(['method_not_allowed']),
+        message: z.string(),
+        param: z.string().nullable()
+    })
+});
+
+/**
+ * ErrorResponse
+ *
+ * Any v3 or admin error body (and the OpenAI-compatible endpoints', whose error envelope has the same shape): one of
+ * the bodies pinned per status, so `error.type` always follows the interface document's status map (400, 405, 409
+ * and 415 `invalid_request_error`, 401 `authentication_error`, 402 `insufficient_quota`, 403 `permission_error`, 404
+ * `not_found_error`, 429 `rate_limit_error`, 5xx `server_error`) and `error.code` is one its status may carry. Each
+ * operation declares the exact body of each of its error statuses; this union is the body of answers outside every
+ * operation (an unknown path, an undeclared method) and of an in-band stream error.
+ *
+ */
+export const zErrorResponse = z.union([
+    zBadRequestErrorResponse,
+    zUnauthorizedErrorResponse,
+    zPaymentRequiredErrorResponse,
+    zForbiddenErrorResponse,
+    zNotFoundErrorResponse,
+    zMethodNotAllowedErrorResponse,
+    zConflictErrorResponse,
+    zUnsupportedMediaTypeErrorResponse,
+    zTooManyRequestsErrorResponse,
+    zInternalServerErrorResponse,
+    zServiceUnavailableErrorResponse
+]);
+
+/**
  * ChatCompletionStreamError
  *
  * Extension: an in-band error event of a stream that already started (status 200 was sent), for example an
- * engine failure mid-answer. It is followed by `data: [DONE]` and the end of the response; the tokens already
- * generated are charged. Errors found before the stream starts are ordinary JSON error responses.
+ * engine failure mid-answer. Its body is the error body the request would have had with its own status (the status
+ * map holds: an engine failure is `server_error`). It is followed by `data: [DONE]` and the end of the response; the
+ * tokens already generated are charged. Errors found before the stream starts are ordinary JSON error responses.
  *
  */
-export const zChatCompletionStreamError = z.object({
-    error: zErrorObject
-});
+export const zChatCompletionStreamError = zErrorResponse;
 
 /**
  * ChatCompletionStreamDone
@@ -1248,6 +1454,72 @@ export const zV2ErrorResponse = z.object({
     errors: z.record(z.string(), z.array(z.string()))
 });
 
+/**
+ * V2BadRequestErrorResponse
+ *
+ * Body of a v2 or v1 400 response: the input is invalid (`VALIDATION_ERROR`, the interface document's body), or the transcript is not ready for chat (`NOT_READY`). It is the validation error body with `error` pinned to the
+ * kinds of 400.
+ *
+ */
+export const zV2BadRequestErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.enum(['VALIDATION_ERROR', 'NOT_READY']).optional()
+}));
+
+/**
+ * V2UnauthorizedErrorResponse
+ *
+ * Body of a v2 or v1 401 response: a signature header is missing, the signature is wrong or the timestamp is outside the accepted window. It is the validation error body with `error` pinned to the
+ * kind of 401.
+ *
+ */
+export const zV2UnauthorizedErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.literal('UNAUTHORIZED').optional()
+}));
+
+/**
+ * V2ForbiddenErrorResponse
+ *
+ * Body of a v2 or v1 403 response: the account is blocked, or a result link is invalid or expired. It is the validation error body with `error` pinned to the
+ * kind of 403.
+ *
+ */
+export const zV2ForbiddenErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.literal('FORBIDDEN').optional()
+}));
+
+/**
+ * V2UnsupportedMediaTypeErrorResponse
+ *
+ * Body of a v2 or v1 415 response: the body has a Content-Type the operation does not take. It is the validation error body with `error` pinned to the
+ * kind of 415.
+ *
+ */
+export const zV2UnsupportedMediaTypeErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.literal('UNSUPPORTED_MEDIA_TYPE').optional()
+}));
+
+/**
+ * V2TooManyRequestsErrorResponse
+ *
+ * Body of a v2 or v1 429 response: too many requests; retry after `Retry-After` seconds. It is the validation error body with `error` pinned to the
+ * kind of 429.
+ *
+ */
+export const zV2TooManyRequestsErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.literal('RATE_LIMITED').optional()
+}));
+
+/**
+ * V2InternalServerErrorResponse
+ *
+ * Body of a v2 or v1 500 response: the server failed; retry with a delay. It is the validation error body with `error` pinned to the
+ * kind of 500.
+ *
+ */
+export const zV2InternalServerErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.literal('INTERNAL_ERROR').optional()
+}));
+
 export const zV2TranscriptionCreateRequest = z.intersection(z.unknown(), z.object({
     file: z.string().optional(),
     source_url: z.url().max(2048).regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//).optional(),
@@ -1255,6 +1527,39 @@ export const zV2TranscriptionCreateRequest = z.intersection(z.unknown(), z.objec
     priority: zPriority.optional().default('queue'),
     terms: z.string().max(2000).optional(),
     prompt: z.string().min(1).max(4000).optional()
+}));
+
+/**
+ * V2PaymentRequiredErrorResponse
+ *
+ * Body of a v2 or v1 402 response: the available balance does not cover the reservation or the charge. It is the validation error body with `error` pinned to the
+ * kind of 402.
+ *
+ */
+export const zV2PaymentRequiredErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.literal('INSUFFICIENT_FUNDS').optional()
+}));
+
+/**
+ * V2ConflictErrorResponse
+ *
+ * Body of a v2 or v1 409 response: the request conflicts with the current state. It is the validation error body with `error` pinned to the
+ * kind of 409.
+ *
+ */
+export const zV2ConflictErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.literal('CONFLICT').optional()
+}));
+
+/**
+ * V2ServiceUnavailableErrorResponse
+ *
+ * Body of a v2 or v1 503 response: the engine behind the operation is not available. It is the validation error body with `error` pinned to the
+ * kind of 503.
+ *
+ */
+export const zV2ServiceUnavailableErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.literal('ENGINE_UNAVAILABLE').optional()
 }));
 
 /**
@@ -1345,6 +1650,17 @@ export const zV2Transcription = z.object({
 export const zV2TranscriptionResponse = z.object({
     data: zV2Transcription
 });
+
+/**
+ * V2NotFoundErrorResponse
+ *
+ * Body of a v2 or v1 404 response: the transcription is absent or foreign. It is the validation error body with `error` pinned to the
+ * kind of 404.
+ *
+ */
+export const zV2NotFoundErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.literal('NOT_FOUND').optional()
+}));
 
 /**
  * V2TranscriptChatRequest

@@ -1,5 +1,5 @@
 // The one module every error leaves through: the v3 envelope for /v3 and /admin, the validation body for /v2 and /v1.
-import type { ErrorResponse, ErrorType, V2ErrorKind, V2ErrorResponse } from '../../../generated/client/types.gen.ts';
+import type { ErrorObject, ErrorType, V2ErrorKind, V2ErrorResponse } from '../../../generated/client/types.gen.ts';
 import type { ApiError } from './api-error.ts';
 
 export type ApiVersion = 'v3' | 'v2';
@@ -43,7 +43,12 @@ function v2KindOf(error: ApiError): V2ErrorKind {
   }
 }
 
-export function renderError(error: ApiError, version: ApiVersion): ErrorResponse | V2ErrorResponse {
+/**
+ * The body of an error. v3 bodies are one of the contract's per-status `ErrorResponse` variants: the type comes from
+ * the status (`errorTypeOf`), so only the code must be one the status may carry, which the response check of the
+ * tests verifies on every answer.
+ */
+export function renderError(error: ApiError, version: ApiVersion): { error: ErrorObject } | V2ErrorResponse {
   if (version === 'v2') {
     return {
       error: v2KindOf(error),
@@ -54,7 +59,7 @@ export function renderError(error: ApiError, version: ApiVersion): ErrorResponse
   return {
     error: {
       type: errorTypeOf(error.status),
-      code: error.code as ErrorResponse['error']['code'],
+      code: error.code as ErrorObject['code'],
       message: error.message,
       param: error.param,
     },
