@@ -7,6 +7,7 @@ import { keyRevocation, webhookDeletion } from './stateful/deletions.ts';
 import { crossAccountIsolation } from './stateful/isolation.ts';
 import { linkAndCancel } from './stateful/link-and-cancel.ts';
 import { startReceiver } from './stateful/receiver.ts';
+import { streamReservation } from './stateful/stream-reservation.ts';
 import type { Actor } from './stateful/steps.ts';
 import { bodyOf, call } from './stateful/steps.ts';
 import { transcriptionLifecycle } from './stateful/transcription-lifecycle.ts';
@@ -21,11 +22,12 @@ export async function runStateful(run: RunContext): Promise<void> {
     return undefined;
   });
   try {
-    const [owner, v2Owner, linkOwner, deleter] = await Promise.all([
+    const [owner, v2Owner, linkOwner, deleter, streamer] = await Promise.all([
       actor('lifecycle'),
       actor('v2'),
       actor('links'),
       actor('deletions'),
+      actor('stream-billing'),
     ]);
     const [lifecycle, v2TaskId] = await Promise.all([
       transcriptionLifecycle(run, owner, receiver),
@@ -36,6 +38,7 @@ export async function runStateful(run: RunContext): Promise<void> {
       provision ? emptyBalance(run, provision) : undefined,
       provision ? rateLimit(run, provision) : undefined,
       provision ? keyLimit(run, provision) : undefined,
+      provision ? streamReservation(run, streamer) : undefined,
     ]);
     if (!provision) {
       for (const what of [
@@ -44,6 +47,7 @@ export async function runStateful(run: RunContext): Promise<void> {
         'empty balance (402)',
         'rate_limit_conformance',
         'key limit',
+        'reservation_consistency',
       ])
         run.recorder.skipped({ what, phase: 'stateful', reason: 'needs throwaway accounts (--admin-token)' });
       return;

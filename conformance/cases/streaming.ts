@@ -8,13 +8,17 @@ import type { ServerFrame, StreamTrace } from '../checks/stream-protocol-conform
 import type { RunContext } from '../core/run-context.ts';
 import { bodyOf, call } from './stateful/steps.ts';
 
-interface Session {
+export interface Session {
   frames: ServerFrame[];
   closeCode: number;
 }
 
 /** Opens the ticket URL, runs `script` once open, and collects every server frame until the close (or timeout). */
-function openSession(url: string, script: (socket: WebSocket, frames: ServerFrame[]) => void, timeoutMs = 60_000) {
+export function openSession(
+  url: string,
+  script: (socket: WebSocket, frames: ServerFrame[]) => void,
+  timeoutMs = 60_000,
+) {
   return new Promise<Session>((resolve) => {
     const frames: ServerFrame[] = [];
     const socket = new WebSocket(url);

@@ -7,7 +7,7 @@ import { hmacHeaders } from '../core/client.ts';
 import { asList, checkNamed, registeredChecks, type ActiveContext, type Send } from '../core/registry.ts';
 import type { Exchange, Expectation, Finding } from '../core/types.ts';
 import { bundledSpec, crafted, RATE_HEADERS, v3Error } from '../suites/crafted.ts';
-import { statusesByCode } from './error-body-conformance.ts';
+import { STATUSES_BY_CODE } from './error-code-status-map.ts';
 import { expectedSignature } from './webhook-signature-conformance.ts';
 
 const test = suite('checks');
@@ -59,7 +59,7 @@ async function runActive(name: string, operationId: string, answer: (request: Pa
 
 const ok = () => crafted('GET', '/v3/models', 200, MODELS, RATE_HEADERS);
 
-test('all 21 checks are registered by name', () => {
+test('all 28 checks are registered by name', () => {
   const names = registeredChecks()
     .map((c) => c.name)
     .sort();
@@ -69,12 +69,17 @@ test('all 21 checks are registered by name', () => {
     'cross_account_isolation',
     'ensure_resource_availability',
     'error_body_conformance',
+    'error_code_status_map',
+    'error_type_status_map',
     'ignored_auth',
+    'list_pagination_consistency',
     'missing_required_header',
     'negative_data_rejection',
     'not_a_server_error',
     'positive_data_acceptance',
     'rate_limit_conformance',
+    'request_id_echo',
+    'reservation_consistency',
     'response_headers_conformance',
     'response_schema_conformance',
     'signature_enforcement',
@@ -82,6 +87,7 @@ test('all 21 checks are registered by name', () => {
     'state_machine_conformance',
     'status_code_conformance',
     'stream_protocol_conformance',
+    'sync_create_ready',
     'unsupported_method',
     'use_after_free',
     'webhook_signature_conformance',
@@ -458,26 +464,235 @@ test('sse_conformance: missing [DONE], a missing role chunk and bad framing fail
   );
 });
 
-test('error_body_conformance: a v3 code with another status than the document gives fails', () => {
-  const byCode = statusesByCode(String(spec.schemas.ErrorCode?.description));
-  assert.equal(byCode.get('not_found'), [404]);
-  assert.equal(byCode.get('user_blocked'), [403, 409]);
-  assert.equal(byCode.get('rate_limit_exceeded'), [429]);
-  const mismatch = crafted('GET', `/v3/transcriptions/status/${TASK}`, 403, v3Error('not_found'));
-  assert.is(runResponse('error_body_conformance', mismatch)[0]!.title, 'Error code does not match the status');
-  assert.equal(
-    runResponse(
-      'error_body_conformance',
-      crafted('GET', `/v3/transcriptions/status/${TASK}`, 404, v3Error('not_found')),
-    ),
-    [],
-  );
-});
-
 test('hmacHeaders sign public_key\\ntimestamp as the document says', () => {
   const headers = hmacHeaders('pk_test', 'secret', 1700000000);
   assert.is(headers['X-Timestamp'], '1700000000');
   assert.match(headers['X-Signature'], /^[0-9a-f]{64}$/);
+});
+
+const STATUS_PATH = `/v3/transcriptions/status/${TASK}`;
+
+test('error_type_status_map: a 404 typed invalid_request_error fails; the document type per status passes', () => {
+  const swapped = crafted('GET', STATUS_PATH, 404, v3Error('not_found'));
+  assert.is(runResponse('error_type_status_map', swapped)[0]!.title, 'Error type does not match the status');
+  assert.is(
+    runResponse('error_type_status_map', crafted('GET', '/v3/models', 502, v3Error('internal_error'))).length,
+    1,
+  );
+  const good: Array<[number, string, string]> = [
+    [404, 'not_found', 'not_found_error'],
+    [409, 'user_blocked', 'invalid_request_error'],
+    [405, 'method_not_allowed', 'invalid_request_error'],
+    [415, 'unsupported_media_type', 'invalid_request_error'],
+    [402, 'insufficient_balance', 'insufficient_quota'],
+    [503, 'engine_unavailable', 'server_error'],
+  ];
+  for (const [status, code, type] of good)
+    assert.equal(
+      runResponse('error_type_status_map', crafted('GET', STATUS_PATH, status, v3Error(code, null, type))),
+      [],
+    );
+  const v2 = crafted('GET', `/v2/transcriptions/${TASK}`, 404, { error: 'NOT_FOUND', message: 'x', errors: {} });
+  assert.equal(runResponse('error_type_status_map', v2), []);
+});
+
+test('error_code_status_map: a code with another status, a status with another code and a failed task mistyped fail', () => {
+  assert.equal(STATUSES_BY_CODE.not_found, [404]);
+  const notFoundAs403 = crafted('GET', STATUS_PATH, 403, v3Error('not_found', null, 'permission_error'));
+  assert.equal(
+    runResponse('error_code_status_map', notFoundAs403).map((f) => f.title),
+    ['Error code does not match the status', 'Status does not match the error code'],
+  );
+  const wrongCode = crafted('GET', '/v3/models', 401, v3Error('invalid_parameter', null, 'authentication_error'));
+  assert.ok(
+    runResponse('error_code_status_map', wrongCode).some((f) => f.title === 'Status does not match the error code'),
+  );
+  assert.equal(
+    runResponse(
+      'error_code_status_map',
+      crafted('GET', STATUS_PATH, 404, v3Error('not_found', 'id', 'not_found_error')),
+    ),
+    [],
+  );
+  const blockedUpdate = crafted('POST', `/v3/webhooks/update/${TASK}`, 409, v3Error('user_blocked'));
+  assert.equal(runResponse('error_code_status_map', blockedUpdate), []);
+  const failedTask = (type: string) =>
+    crafted('GET', STATUS_PATH, 200, {
+      data: { id: TASK, status: 'failed', progress: 0, error: v3Error('insufficient_balance', null, type).error },
+    });
+  assert.is(
+    runResponse('error_code_status_map', failedTask('invalid_request_error'))[0]!.title,
+    "A failed task's error type does not match its code",
+  );
+  assert.equal(runResponse('error_code_status_map', failedTask('insufficient_quota')), []);
+});
+
+test('state_machine_conformance: holds with a document that says nothing about states', () => {
+  const check = checkNamed('state_machine_conformance');
+  const silent = { ...spec, schemas: {} };
+  const judge = (observations: Exchange[]) =>
+    asList((check.run as (t: unknown, s: unknown) => Finding[])({ observations }, silent));
+  assert.equal(
+    judge([poll('ready', 0), poll('processing', 50), poll('completed', 100, { result: { text: 'go' } })]),
+    [],
+  );
+  assert.is(judge([poll('processing', 50), poll('ready', 0)])[0]!.title, 'Undocumented state transition');
+});
+
+test('state_machine_conformance: completed → processing, a result or error out of place, an upload downloading fail', () => {
+  const reopened = [poll('completed', 100, { result: { text: 'go' } }), poll('processing', 100)];
+  assert.is(
+    runTrace('state_machine_conformance', { observations: reopened })[0]!.title,
+    'Undocumented state transition',
+  );
+  const early = [poll('processing', 10, { result: { text: 'go' } })];
+  assert.is(runTrace('state_machine_conformance', { observations: early })[0]!.title, 'Result before completion');
+  const erred = [poll('completed', 100, { result: { text: 'go' }, error: v3Error('task_failed').error })];
+  assert.is(
+    runTrace('state_machine_conformance', { observations: erred })[0]!.title,
+    'Error on a task that did not fail',
+  );
+  assert.is(
+    runTrace('state_machine_conformance', { observations: [poll('processing', 150)] })[0]!.title,
+    'Progress outside 0–100',
+  );
+  const downloading = { observations: [poll('downloading', 0)], upload: true };
+  assert.is(runTrace('state_machine_conformance', downloading)[0]!.title, 'An upload shows a download state');
+  assert.equal(runTrace('state_machine_conformance', { observations: [poll('downloading', 0)] }), []);
+  const cancelled = [poll('created', 0), poll('cancelled', 0)];
+  assert.equal(runTrace('state_machine_conformance', { observations: cancelled }), [], 'the cancel extension');
+});
+
+test('state_machine_conformance: list items and webhook events keep the per-task rules and the final state', () => {
+  const list = crafted('GET', '/v3/transcriptions/list', 200, {
+    data: [{ id: TASK, status: 'completed', progress: 100 }],
+    has_more: false,
+    next_cursor: null,
+  });
+  assert.is(
+    runTrace('state_machine_conformance', { observations: [], listed: [list] })[0]!.title,
+    'Completed without result',
+  );
+  const done = [poll('completed', 100, { result: { text: 'go' } })];
+  const event = (type: string, data: Record<string, unknown>) => ({ type, data: { id: TASK, ...data } });
+  assert.is(
+    runTrace('state_machine_conformance', {
+      observations: done,
+      events: [event('transcription.failed', { status: 'failed', error: v3Error('task_failed').error })],
+    })[0]!.title,
+    'Final state changed',
+  );
+  assert.is(
+    runTrace('state_machine_conformance', {
+      observations: [],
+      events: [event('transcription.failed', { status: 'failed' })],
+    })[0]!.title,
+    'Failed event without error',
+  );
+  assert.equal(
+    runTrace('state_machine_conformance', {
+      observations: done,
+      events: [event('transcription.completed', { status: 'completed' })],
+    }),
+    [],
+  );
+});
+
+const reading = (balance: number, available: number) => ({ balance, available });
+
+test('reservation_consistency: a missing hold, a reservation kept, a second capture and a late charge fail', () => {
+  const captured = {
+    subject: 'task x',
+    outcome: 'captured',
+    cost: 2,
+    before: reading(100, 100),
+    holding: [reading(100, 90)],
+    after: reading(98, 98),
+    later: reading(98, 98),
+    ledger: [
+      { kind: 'reserve', amount: -10 },
+      { kind: 'release', amount: 10 },
+      { kind: 'capture', amount: -2 },
+    ],
+  };
+  assert.equal(runTrace('reservation_consistency', captured), []);
+  const titles = (trace: object) => runTrace('reservation_consistency', { ...captured, ...trace }).map((f) => f.title);
+  assert.equal(titles({ holding: [reading(100, 100)] }), ['No reservation while the work runs']);
+  assert.equal(titles({ holding: [reading(98, 90)] }), ['Charged before the work ended']);
+  assert.equal(titles({ after: reading(98, 90), later: reading(98, 90) }), [
+    'Reservation not released after the capture',
+  ]);
+  assert.equal(titles({ later: reading(96, 96) }), ['Balance moved after the work ended']);
+  assert.equal(titles({ ledger: [...captured.ledger, { kind: 'capture', amount: -2 }] }), [
+    'Not captured exactly once',
+  ]);
+  assert.equal(titles({ after: reading(97, 97), later: reading(97, 97) }), ['Balance change is not the cost']);
+  assert.equal(titles({ minutes: { durationMinutes: 0.05, billed: 0 } }), ['Minutes not rounded up']);
+  assert.equal(titles({ minutes: { durationMinutes: 1.5, billed: 1 } }), ['Minutes not rounded up']);
+  assert.equal(titles({ minutes: { durationMinutes: 0.05, billed: 1 } }), []);
+  assert.equal(titles({ minutes: { durationMinutes: 2, billed: 2 } }), []);
+  const released = {
+    subject: 'task y',
+    outcome: 'released',
+    before: reading(100, 100),
+    holding: [],
+    after: reading(100, 100),
+    ledger: [
+      { kind: 'reserve', amount: -10 },
+      { kind: 'release', amount: 10 },
+    ],
+  };
+  assert.equal(runTrace('reservation_consistency', released), []);
+  assert.equal(
+    runTrace('reservation_consistency', {
+      ...released,
+      after: reading(100, 90),
+      ledger: released.ledger.slice(0, 1),
+    }).map((f) => f.title),
+    ['Reservation not released', 'Reservation left in the ledger'],
+  );
+  assert.equal(
+    runTrace('reservation_consistency', { ...released, after: reading(98, 98) }).map((f) => f.title),
+    ['Charged for work that did not complete', 'Reservation not released'],
+  );
+});
+
+test('list_pagination_consistency: has_more without a cursor and a page over the limit fail', () => {
+  const page = (count: number, hasMore: boolean, cursor: string | null, query = '') =>
+    crafted('GET', `/v3/keys/list${query}`, 200, {
+      data: Array.from({ length: count }, (_, i) => ({ id: String(i) })),
+      has_more: hasMore,
+      next_cursor: cursor,
+    });
+  assert.is(runResponse('list_pagination_consistency', page(2, true, null))[0]!.title, 'More items but no cursor');
+  assert.is(runResponse('list_pagination_consistency', page(1, false, 'abc'))[0]!.title, 'A cursor past the last page');
+  assert.is(runResponse('list_pagination_consistency', page(21, false, null))[0]!.title, 'More items than the limit');
+  assert.is(runResponse('list_pagination_consistency', page(6, true, 'abc', '?limit=5')).length, 1);
+  assert.equal(runResponse('list_pagination_consistency', page(5, true, 'abc', '?limit=5')), []);
+  assert.equal(runResponse('list_pagination_consistency', ok()), [], 'a list without has_more is not a page');
+});
+
+test('request_id_echo: a sent X-Request-Id answered with another fails; echoed or not sent passes', () => {
+  const sent = { headers: { 'X-Request-Id': TASK } };
+  const other = crafted('GET', '/v3/models', 200, MODELS, {}, sent);
+  assert.is(runResponse('request_id_echo', other)[0]!.title, 'X-Request-Id not echoed');
+  assert.equal(
+    runResponse('request_id_echo', crafted('GET', '/v3/models', 200, MODELS, { 'x-request-id': TASK }, sent)),
+    [],
+  );
+  assert.equal(runResponse('request_id_echo', ok()), []);
+});
+
+test('sync_create_ready: a sync create answered completed fails; ready, progress 0, sync, upload passes', () => {
+  const answer = (data: Record<string, unknown>) =>
+    crafted('POST', '/v3/transcriptions/sync/create', 200, {
+      data: { id: TASK, status: 'ready', progress: 0, mode: 'sync', source_type: 'upload', ...data },
+    });
+  assert.equal(runResponse('sync_create_ready', answer({})), []);
+  assert.is(
+    runResponse('sync_create_ready', answer({ status: 'completed', progress: 100 }))[0]!.title,
+    'Sync create answer is not a ready upload',
+  );
 });
 
 test.run();

@@ -1,46 +1,62 @@
 // state_machine_conformance: the states a task shows over time (create answer, then status polls) move only along
-// the documented state machine — the transitions table of `TranscriptionStatus`, plus the two moves its text adds
-// (`created`/`downloading`/`ready` → `failed`, and cancel from `created`/`downloading`/`ready` → `cancelled`) —
-// polls may skip states between two reads; final states never change; `progress` never goes down and is 100 when
-// completed; a completed task has `result`, a failed one `error`.
+// the interface document's state machine, written here so a looser `--spec` cannot weaken it: the transitions
+// table, rule 3's moves into `failed` before or during the download, and the contract's cancel extension
+// (`created`/`downloading`/`ready` → `cancelled`). Polls may skip states between two reads; final states never
+// change; an uploaded file starts `ready` (rule 1); `progress` is an integer 0–100 that never goes down and is 100
+// when completed; `result` is there exactly when the task is completed and `error` exactly when it failed. The same
+// per-task rules hold for the tasks a list answer shows, and a webhook event carries its event's final state (with
+// `error` only on `transcription.failed`), the one the status reads ended in.
 import { registerCheck } from '../core/registry.ts';
-import type { Spec } from '../core/spec.ts';
 import type { Exchange, Finding } from '../core/types.ts';
+
+export interface WebhookEvent {
+  type?: unknown;
+  data?: { id?: unknown; status?: unknown; error?: unknown };
+}
 
 export interface StateMachineTrace {
   /** The create answer and the status reads of one task, in order. */
   observations: Exchange[];
+  /** The task was created from an uploaded file: it starts `ready` and never shows `created` or `downloading`. */
+  upload?: boolean;
+  /** List answers whose tasks are judged one by one. */
+  listed?: Exchange[];
+  /** Webhook event bodies received for tasks of the run. */
+  events?: WebhookEvent[];
 }
 
 interface TaskView {
+  id?: unknown;
   status: string;
-  progress: number;
+  progress: unknown;
   result?: unknown;
   error?: unknown;
 }
 
-/** Edges of the documented state machine, read from the TranscriptionStatus description's table. */
-export function documentedTransitions(spec: Spec): Map<string, Set<string>> {
-  const description = String(spec.schemas.TranscriptionStatus?.description ?? '');
-  const edges = new Map<string, Set<string>>();
-  const add = (from: string, to: string) => edges.set(from, (edges.get(from) ?? new Set()).add(to));
-  for (const line of description.split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    // | from | trigger | condition | to | also |
-    if (cells.length >= 6 && /^[a-z]+$/.test(cells[1]!) && /^[a-z]+$/.test(cells[4]!)) add(cells[1]!, cells[4]!);
-  }
-  if (/can also move to `failed`/.test(description))
-    for (const s of ['created', 'downloading', 'ready']) add(s, 'failed');
-  if (/`created`, `downloading` or `ready` to\s+`cancelled`/.test(description))
-    for (const s of ['created', 'downloading', 'ready']) add(s, 'cancelled');
-  return edges;
-}
+/** The document's transitions (seed table and rule 3) plus the contract's cancel extension. */
+export const TRANSITIONS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['created', new Set(['downloading', 'failed', 'cancelled'])],
+  ['downloading', new Set(['ready', 'failed', 'cancelled'])],
+  ['ready', new Set(['processing', 'failed', 'cancelled'])],
+  ['processing', new Set(['completed', 'failed'])],
+  ['completed', new Set<string>()],
+  ['failed', new Set<string>()],
+  ['cancelled', new Set<string>()],
+]);
 
-function reachable(edges: Map<string, Set<string>>, from: string, to: string): boolean {
+export const FINAL_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+const EVENT_STATUS: Record<string, string> = {
+  'transcription.completed': 'completed',
+  'transcription.failed': 'failed',
+};
+
+/** Whether `to` can follow `from` through zero or more unobserved states. */
+function reachable(from: string, to: string): boolean {
   const seen = new Set([from]);
   const queue = [from];
   while (queue.length > 0) {
-    for (const next of edges.get(queue.shift()!) ?? []) {
+    for (const next of TRANSITIONS.get(queue.shift()!) ?? []) {
       if (next === to) return true;
       if (!seen.has(next)) {
         seen.add(next);
@@ -51,50 +67,100 @@ function reachable(edges: Map<string, Set<string>>, from: string, to: string): b
   return false;
 }
 
-const FINAL = new Set(['completed', 'failed', 'cancelled']);
+const present = (value: unknown) => value !== undefined && value !== null;
 
-export function state_machine_conformance(trace: StateMachineTrace, spec: Spec) {
-  const edges = documentedTransitions(spec);
+/** The rules one snapshot of a task must keep by itself. */
+function snapshotFindings(view: TaskView, exchange: Exchange | undefined, where: string): Finding[] {
+  const findings: Finding[] = [];
+  const at = where ? ` (${where})` : '';
+  const add = (title: string, message: string, severity: Finding['severity']) =>
+    findings.push({ title, message: `${message}${at}`, severity, exchange });
+  if (!TRANSITIONS.has(view.status)) add('Undocumented task state', `status ${view.status}`, 'high');
+  const progress = view.progress;
+  if (progress !== undefined && (!Number.isInteger(progress) || (progress as number) < 0 || (progress as number) > 100))
+    add('Progress outside 0–100', `progress ${JSON.stringify(progress)}`, 'medium');
+  if (view.status === 'completed' && !present(view.result))
+    add('Completed without result', 'status completed, no result', 'high');
+  if (view.status === 'completed' && progress !== undefined && progress !== 100)
+    add('Completed below 100 %', `progress ${JSON.stringify(progress)}`, 'medium');
+  if (view.status !== 'completed' && present(view.result))
+    add('Result before completion', `status ${view.status} carries a result`, 'high');
+  if (view.status === 'failed' && !present(view.error)) add('Failed without error', 'status failed, no error', 'high');
+  if (view.status !== 'failed' && present(view.error))
+    add('Error on a task that did not fail', `status ${view.status} carries an error`, 'medium');
+  return findings;
+}
+
+const taskOf = (exchange: Exchange): TaskView | undefined => {
+  if (exchange.response.status >= 300) return undefined;
+  const view = (exchange.response.body as { data?: TaskView } | undefined)?.data;
+  return view && !Array.isArray(view) && typeof view.status === 'string' ? view : undefined;
+};
+
+export function state_machine_conformance(trace: StateMachineTrace) {
   const findings: Finding[] = [];
   let previous: { view: TaskView; exchange: Exchange } | undefined;
   for (const exchange of trace.observations) {
-    const view = (exchange.response.body as { data?: TaskView } | undefined)?.data;
-    if (exchange.response.status >= 300 || !view || typeof view.status !== 'string') continue;
-    if (view.status === 'completed' && (view.result === undefined || view.result === null))
+    const view = taskOf(exchange);
+    if (!view) continue;
+    findings.push(...snapshotFindings(view, exchange, ''));
+    if (trace.upload && (view.status === 'created' || view.status === 'downloading'))
       findings.push({
-        title: 'Completed without result',
-        message: 'status completed, no result',
-        severity: 'high',
-        exchange,
-      });
-    if (view.status === 'completed' && view.progress !== 100)
-      findings.push({
-        title: 'Completed below 100 %',
-        message: `progress ${view.progress}`,
+        title: 'An upload shows a download state',
+        message: `status ${view.status}; an uploaded file is ready at once`,
         severity: 'medium',
         exchange,
       });
-    if (view.status === 'failed' && (view.error === undefined || view.error === null))
-      findings.push({ title: 'Failed without error', message: 'status failed, no error', severity: 'high', exchange });
     if (previous) {
       const from = previous.view.status;
       const to = view.status;
-      if (from !== to && (FINAL.has(from) || !reachable(edges, from, to)))
+      if (from !== to && (FINAL_STATES.has(from) || !reachable(from, to)))
         findings.push({
           title: 'Undocumented state transition',
           message: `${from} → ${to}`,
           severity: 'high',
           exchange,
         });
-      if (view.progress < previous.view.progress)
-        findings.push({
-          title: 'Progress went backwards',
-          message: `${previous.view.progress} → ${view.progress} (${from} → ${to})`,
-          severity: 'high',
-          exchange,
-        });
+      if (typeof view.progress === 'number' && typeof previous.view.progress === 'number')
+        if (view.progress < previous.view.progress)
+          findings.push({
+            title: 'Progress went backwards',
+            message: `${previous.view.progress} → ${view.progress} (${from} → ${to})`,
+            severity: 'high',
+            exchange,
+          });
     }
     previous = { view, exchange };
+  }
+  for (const exchange of trace.listed ?? []) {
+    const items = (exchange.response.body as { data?: unknown } | undefined)?.data;
+    if (exchange.response.status >= 300 || !Array.isArray(items)) continue;
+    for (const item of items as TaskView[])
+      if (item && typeof item.status === 'string')
+        findings.push(...snapshotFindings(item, exchange, `listed task ${String(item.id)}`));
+  }
+  const finalStatus = previous && FINAL_STATES.has(previous.view.status) ? previous.view : undefined;
+  for (const event of trace.events ?? []) {
+    const expected = typeof event.type === 'string' ? EVENT_STATUS[event.type] : undefined;
+    if (!expected || !event.data) continue;
+    const status = event.data.status;
+    const where = `${String(event.type)} for ${String(event.data.id)}`;
+    if (status !== expected)
+      findings.push({
+        title: "Event status is not the event's state",
+        message: `${where}: ${String(status)}`,
+        severity: 'high',
+      });
+    if (expected === 'failed' && !present(event.data.error))
+      findings.push({ title: 'Failed event without error', message: where, severity: 'medium' });
+    if (expected !== 'failed' && present(event.data.error))
+      findings.push({ title: 'Error on an event that did not fail', message: where, severity: 'medium' });
+    if (finalStatus && event.data.id === finalStatus.id && status !== finalStatus.status)
+      findings.push({
+        title: 'Final state changed',
+        message: `${where} says ${String(status)}; the status reads ended ${finalStatus.status}`,
+        severity: 'high',
+      });
   }
   return findings;
 }

@@ -62,6 +62,12 @@ const errorEdit = (edit: (error: Record<string, unknown>) => void) => (value: Re
   return value;
 };
 
+/** Edits the `balance` object of a price quote (where the suite reads an account's balance and reservations). */
+const withBalance = (value: Record<string, unknown>, edit: (balance: Record<string, unknown>) => void) => {
+  if (value.balance && typeof value.balance === 'object') edit(value.balance as Record<string, unknown>);
+  return value;
+};
+
 const EX = ['--phases', 'examples'];
 const STATEFUL = ['--phases', 'stateful'];
 const only = (...ids: string[]) => ['--include', ids.join(',')];
@@ -459,6 +465,161 @@ export const MUTANTS: Mutant[] = [
     args: [...STATEFUL, ...only('cancelTranscription', 'createAsyncTranscription', 'getTranscriptionStatus')],
     response: on('cancelTranscription', (_q, r, memory) =>
       r.status === 409 ? memory.lastGood('getTranscriptionStatus') : undefined,
+    ),
+  },
+  {
+    name: 'a completed task goes back to processing',
+    category: 'state machine',
+    args: [...STATEFUL, ...only('getTranscriptionStatus', 'createAsyncTranscription', 'calculatePrice')],
+    // the first completed read passes; every later read of that task says processing again (progress kept at 100)
+    response: on('getTranscriptionStatus', (q, r, memory) =>
+      body(
+        200,
+        inData((t) => {
+          if (!memory.state.has(q.path)) {
+            if (t.status === 'completed') memory.state.set(q.path, true);
+            return;
+          }
+          t.status = 'processing';
+          t.progress = 100;
+          for (const field of ['result', 'cost', 'minutes_billed', 'duration_minutes', 'completed_at']) delete t[field];
+        }),
+      )(q, r, memory),
+    ),
+  },
+  // status and error maps (schema-independent)
+  {
+    name: 'status-map swap: a 404 typed invalid_request_error',
+    category: 'errors',
+    args: [...EX, ...only('getTranscriptionStatus')],
+    response: on(
+      'getTranscriptionStatus',
+      body(
+        404,
+        errorEdit((e) => (e.type = 'invalid_request_error')),
+      ),
+    ),
+  },
+  {
+    name: 'code↔status swap: a 401 coded not_found',
+    category: 'errors',
+    args: [...EX, ...only('listWebhooks')],
+    response: on(
+      'listWebhooks',
+      body(
+        401,
+        errorEdit((e) => (e.code = 'not_found')),
+      ),
+    ),
+  },
+  // billing: what the balance shows around reservations
+  {
+    name: 'a cancelled task keeps its reservation',
+    category: 'billing',
+    args: [
+      ...STATEFUL,
+      ...only('createAsyncTranscription', 'getTranscriptionStatus', 'cancelTranscription', 'calculatePrice'),
+    ],
+    response: (q, r, memory) => {
+      const account = q.headers.authorization ?? '';
+      if (q.operation?.id === 'cancelTranscription' && r.status === 200) memory.state.set(`held ${account}`, true);
+      if (q.operation?.id !== 'calculatePrice' || !memory.state.has(`held ${account}`)) return undefined;
+      return body(200, (v) => (withBalance(v, (b) => (b.available_credit = Number(b.available_credit) - 1.5)), v))(
+        q,
+        r,
+        memory,
+      );
+    },
+  },
+  {
+    name: 'a completed task is charged again on later reads',
+    category: 'billing',
+    args: [...STATEFUL, ...only('getTranscriptionStatus', 'createAsyncTranscription', 'calculatePrice')],
+    // from the third completed read of an account's task on, its balance shows the cost taken a second time
+    response: (q, r, memory) => {
+      const account = q.headers.authorization ?? '';
+      const value = json(r) as { data?: { status?: string; cost?: number } } | undefined;
+      if (q.operation?.id === 'getTranscriptionStatus' && value?.data?.status === 'completed') {
+        const seen = (memory.state.get(`completed ${account}`) as { reads: number } | undefined) ?? { reads: 0 };
+        memory.state.set(`completed ${account}`, { reads: seen.reads + 1, cost: value.data.cost ?? 1 });
+      }
+      const completed = memory.state.get(`completed ${account}`) as { reads: number; cost: number } | undefined;
+      if (q.operation?.id !== 'calculatePrice' || !completed || completed.reads < 3) return undefined;
+      return body(200, (v) =>
+        withBalance(v, (b) => {
+          b.balance = Number(b.balance) - completed.cost;
+          b.available_credit = Number(b.available_credit) - completed.cost;
+        }),
+      )(q, r, memory);
+    },
+  },
+  {
+    name: 'no reservation while a stream ticket is unused',
+    category: 'billing',
+    args: [...STATEFUL, ...only('createStreamSession', 'calculatePrice')],
+    // the balance never shows a hold: available is always balance (+ the credit limit when the overdraft is on)
+    response: on(
+      'calculatePrice',
+      body(200, (v) =>
+        withBalance(v, (b) => {
+          b.available_credit = Number(b.balance) + (b.overdraft_enabled ? Number(b.credit_limit) : 0);
+        }),
+      ),
+    ),
+  },
+  {
+    name: 'the ledger shows a second capture',
+    category: 'billing',
+    args: [...STATEFUL, ...only('createStreamSession', 'calculatePrice', 'listAccountLedger')],
+    response: on(
+      'listAccountLedger',
+      body(200, (v) => {
+        const entries = (v.data as Array<Record<string, unknown>> | undefined) ?? [];
+        const doubled = entries.flatMap((e) => (e.kind === 'capture' ? [e, { ...e, id: randomUUID() }] : [e]));
+        return { ...v, data: doubled };
+      }),
+    ),
+  },
+  {
+    name: 'stream minutes rounded down',
+    category: 'billing',
+    args: [...STATEFUL, ...only('createStreamSession', 'calculatePrice')],
+    frame: (data) =>
+      data.replace(
+        /("type":"session\.completed".*"minutes_billed":)(\d+)/,
+        (_m, head: string, n: string) => `${head}${Math.max(0, Number(n) - 1)}`,
+      ),
+  },
+  // other rules only prose states
+  {
+    name: 'X-Request-Id not echoed',
+    category: 'headers',
+    args: [...STATEFUL, ...only('createStreamSession', 'calculatePrice')],
+    response: (q, r) =>
+      q.headers['x-request-id'] ? { ...r, headers: { ...r.headers, 'x-request-id': randomUUID() } } : undefined,
+  },
+  {
+    name: 'a list page says has_more without a cursor',
+    category: 'body',
+    args: [...EX, ...only('listApiKeys')],
+    response: on(
+      'listApiKeys',
+      body(200, (v) => ({ ...v, has_more: true, next_cursor: null })),
+    ),
+  },
+  {
+    name: 'sync create answered as already processing',
+    category: 'state machine',
+    args: [...EX, ...only('createSyncTranscription')],
+    response: on(
+      'createSyncTranscription',
+      body(
+        200,
+        inData((t) => {
+          t.status = 'processing';
+          t.progress = 30;
+        }),
+      ),
     ),
   },
   // SSE (exercised only where the server answers chat)

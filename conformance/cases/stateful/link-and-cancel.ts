@@ -1,13 +1,23 @@
 // Scenario: tasks from a link and cancellation. A task from a link to the suite's media server runs through
 // created → downloading → ready → processing → completed; a task from a link that answers slowly is cancelled
 // while it downloads (200, cancelled, and a second cancel is 409). When the server refuses the suite's address,
-// an uploaded task is cancelled right away instead (200, or 409 if recognition already started).
+// an uploaded task is cancelled right away instead (200, or 409 if recognition already started). The balance is
+// read around each task: the completed one is captured once, the cancelled one's reservation released.
 import type { RunContext } from '../../core/run-context.ts';
+import type { BalanceReading } from '../../checks/reservation-consistency.ts';
 import type { Exchange } from '../../core/types.ts';
 import type { Receiver } from './receiver.ts';
+import { pollWithBalance, readBalance, traceTaskReservation } from './reservations.ts';
 import { bodyOf, call, pollTask, type Actor, needs } from './steps.ts';
 
-async function cancelAndFollow(run: RunContext, actor: Actor, taskId: string, allowed: number[], reason: string) {
+async function cancelAndFollow(
+  run: RunContext,
+  actor: Actor,
+  taskId: string,
+  before: BalanceReading | undefined,
+  allowed: number[],
+  reason: string,
+) {
   const cancelled = await call(run, actor, 'cancelTranscription', {
     label: 'cancel',
     path: { id: taskId },
@@ -15,6 +25,7 @@ async function cancelAndFollow(run: RunContext, actor: Actor, taskId: string, al
   });
   const observations: Exchange[] = cancelled ? [cancelled] : [];
   observations.push(...(await pollTask(run, actor, taskId)));
+  observations.push(...(await traceTaskReservation(run, actor, taskId, { before, holding: [], observations })));
   run.trace('state_machine_conformance', { observations }, 'stateful', 'cancelTranscription');
   const status = bodyOf<{ data?: { status?: string } }>(observations.at(-1))?.data?.status;
   if (status && ['completed', 'failed', 'cancelled'].includes(status))
@@ -36,6 +47,7 @@ export async function linkAndCancel(run: RunContext, actor: Actor, receiver: Rec
     return;
   let linksAccepted = false;
   if (receiver) {
+    const before = await readBalance(run, actor, 'before a task from a link');
     const created = await call(run, actor, 'createAsyncTranscription', {
       label: 'create from a link',
       body: { url: `${receiver.baseUrl}/media/goforward.wav`, language: 'en' },
@@ -44,19 +56,17 @@ export async function linkAndCancel(run: RunContext, actor: Actor, receiver: Rec
     const taskId = bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
     if (created?.response.status === 202 && taskId) {
       linksAccepted = true;
-      run.trace(
-        'state_machine_conformance',
-        { observations: await pollTask(run, actor, taskId) },
-        'stateful',
-        'createAsyncTranscription',
-      );
+      const { observations, holding } = await pollWithBalance(run, actor, taskId, 'created');
+      observations.push(...(await traceTaskReservation(run, actor, taskId, { before, holding, observations })));
+      run.trace('state_machine_conformance', { observations }, 'stateful', 'createAsyncTranscription');
+      const beforeSlow = await readBalance(run, actor, 'before a task from a slow link');
       const slow = await call(run, actor, 'createAsyncTranscription', {
         label: 'create from a slow link',
         body: { url: `${receiver.baseUrl}/media/slow.wav`, language: 'en' },
         expectation: { kind: 'status', statuses: [202], reason: 'the same link host was accepted a moment ago' },
       });
       const slowId = bodyOf<{ transcription_id?: string }>(slow)?.transcription_id;
-      if (slowId) await cancelAndFollow(run, actor, slowId, [200], 'cancel while the media is downloading');
+      if (slowId) await cancelAndFollow(run, actor, slowId, beforeSlow, [200], 'cancel while the media is downloading');
     } else {
       run.recorder.skipped({
         what: 'tasks from a link',
@@ -66,6 +76,7 @@ export async function linkAndCancel(run: RunContext, actor: Actor, receiver: Rec
     }
   }
   if (!linksAccepted) {
+    const before = await readBalance(run, actor, 'before an upload to cancel');
     const created = await call(run, actor, 'createAsyncTranscription', {
       label: 'create an upload to cancel',
       mediaType: 'multipart/form-data',
@@ -73,6 +84,6 @@ export async function linkAndCancel(run: RunContext, actor: Actor, receiver: Rec
       expectation: { kind: 'status', statuses: [202], reason: 'an English upload with money on the account' },
     });
     const taskId = bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
-    if (taskId) await cancelAndFollow(run, actor, taskId, [200, 409], 'cancel right after an upload');
+    if (taskId) await cancelAndFollow(run, actor, taskId, before, [200, 409], 'cancel right after an upload');
   }
 }

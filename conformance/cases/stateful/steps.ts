@@ -73,8 +73,16 @@ export async function followReadLinks(run: RunContext, actor: Actor, created: Ex
 
 const FINAL_V3 = new Set(['completed', 'failed', 'cancelled']);
 
-/** Status reads of a v3 task until a final state (or the run's task timeout); every read is returned. */
-export async function pollTask(run: RunContext, actor: Actor, id: string): Promise<Exchange[]> {
+/**
+ * Status reads of a v3 task until a final state (or the run's task timeout); every read is returned. `between` runs
+ * after each non-final read (with the number of reads so far), for observations taken while the task runs.
+ */
+export async function pollTask(
+  run: RunContext,
+  actor: Actor,
+  id: string,
+  between?: (polls: number) => Promise<void>,
+): Promise<Exchange[]> {
   const observations: Exchange[] = [];
   const deadline = Date.now() + run.options.taskTimeout * 1000;
   while (Date.now() < deadline) {
@@ -83,6 +91,7 @@ export async function pollTask(run: RunContext, actor: Actor, id: string): Promi
     observations.push(exchange);
     const status = (exchange.response.body as { data?: { status?: string } } | undefined)?.data?.status;
     if (exchange.response.status !== 200 || (status && FINAL_V3.has(status))) break;
+    await between?.(observations.length);
     await sleep(250);
   }
   return observations;

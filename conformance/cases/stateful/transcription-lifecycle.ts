@@ -1,12 +1,15 @@
 // Scenario: the v3 task lifecycle with billing and webhooks. A webhook to the suite's receiver is registered,
 // the price of the audio is quoted, an async task is created from an upload, its read links are followed, its
-// status is polled to a final state (state machine, progress), its result is read in every format, the charge
-// is compared with the quote (ledger capture, balance change, the task's cost), and the signed
-// `transcription.completed` delivery — plus a test delivery — is verified.
+// status is polled to a final state (state machine, progress) with the balance read while it runs (its
+// reservation), its result is read in every format, the charge is compared with the quote (ledger capture, balance
+// change, the task's cost) and captured once, the task list shows it, and the signed `transcription.completed`
+// delivery — plus a test delivery — is verified (its signature, and the state it reports).
 import type { RunContext } from '../../core/run-context.ts';
+import type { WebhookEvent } from '../../checks/state-machine-conformance.ts';
 import type { Exchange } from '../../core/types.ts';
 import type { Receiver } from './receiver.ts';
-import { bodyOf, call, finalStatusOf, followReadLinks, pollTask, type Actor, needs } from './steps.ts';
+import { ledgerFor, pollWithBalance, readingOf, traceTaskReservation } from './reservations.ts';
+import { bodyOf, call, finalStatusOf, followReadLinks, type Actor, needs } from './steps.ts';
 
 export interface LifecycleOutcome {
   taskId?: string;
@@ -14,6 +17,15 @@ export interface LifecycleOutcome {
 }
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+function parsedEvent(body: string): WebhookEvent[] {
+  try {
+    const event = JSON.parse(body) as WebhookEvent;
+    return typeof event === 'object' && event !== null ? [event] : [];
+  } catch {
+    return []; // an unparsable body is webhook_signature_conformance's finding
+  }
+}
 
 async function registerWebhook(run: RunContext, actor: Actor, receiver: Receiver, name: string) {
   if (!needs(run, 'webhook delivery', ['createWebhook'])) return undefined;
@@ -41,16 +53,9 @@ async function balanceOf(run: RunContext, actor: Actor): Promise<number | undefi
 }
 
 async function ledgerCapture(run: RunContext, actor: Actor, taskId: string): Promise<number | undefined> {
-  if (!actor.id || !run.client.adminToken) return undefined;
-  const exchange = await call(run, actor, 'listAccountLedger', {
-    label: 'read the ledger',
-    path: { id: actor.id },
-    query: { limit: 100 },
-  });
-  const entries = bodyOf<{ data?: Array<{ kind: string; amount: number; reference: string | null }> }>(exchange)?.data;
+  const entries = await ledgerFor(run, actor, taskId);
   if (!entries) return undefined;
-  // the document's example reference is the bare task id; a prefixed one (`transcription:<id>`) also names it
-  const captures = entries.filter((e) => e.kind === 'capture' && (e.reference ?? '').includes(taskId));
+  const captures = entries.filter((e) => e.kind === 'capture');
   return captures.length === 0 ? 0 : -captures.reduce((sum, e) => sum + e.amount, 0);
 }
 
@@ -69,6 +74,7 @@ export async function transcriptionLifecycle(
     expectation: { kind: 'positive' },
   });
   const quoted = bodyOf<{ amount?: number }>(quote)?.amount;
+  const reservedFrom = readingOf(quote);
   const before = await balanceOf(run, actor);
   const created = await call(run, actor, 'createAsyncTranscription', {
     label: 'create an async task from an upload',
@@ -92,9 +98,11 @@ export async function transcriptionLifecycle(
     'stateful',
     created.operationId,
   );
-  const observations = await pollTask(run, actor, taskId);
-  run.trace('state_machine_conformance', { observations }, 'stateful', 'getTranscriptionStatus');
+  // an upload is ready (and reserved) from its create on
+  const { observations, holding } = await pollWithBalance(run, actor, taskId, 'ready');
   const final = finalStatusOf(observations);
+  const again = await traceTaskReservation(run, actor, taskId, { before: reservedFrom, holding, observations });
+  const listed = await call(run, actor, 'listTranscriptions', { label: 'list the tasks', query: { limit: 5 } });
   if (final !== 'completed') {
     run.recorder.skipped({
       what: 'transcription result and billing',
@@ -129,6 +137,7 @@ export async function transcriptionLifecycle(
       );
     }
   }
+  const events: WebhookEvent[] = [];
   if (hook && receiver && final && final !== 'cancelled') {
     const name = `lifecycle-${actor.account}`;
     const event = await receiver.waitFor(name, (b) => (b as { data?: { id?: string } }).data?.id === taskId, 20_000);
@@ -149,6 +158,13 @@ export async function transcriptionLifecycle(
       { secret: hook.secret, deliveries: receiver.deliveries(name), missing },
       'stateful',
     );
+    events.push(...receiver.deliveries(name).flatMap((d) => parsedEvent(d.body)));
   }
+  run.trace(
+    'state_machine_conformance',
+    { observations: [...observations, ...again], upload: true, listed: listed ? [listed] : [], events },
+    'stateful',
+    'getTranscriptionStatus',
+  );
   return outcome;
 }
