@@ -1,13 +1,33 @@
 // `scribe-conformance --base-url URL …`: runs the suite against a server and prints the verdict. Exit 0 only when
 // nothing failed (what could not run is listed, never counted as passed); 1 on failures; 2 on bad usage.
-import { parseOptions, UsageError } from './core/options.ts';
+// `scribe-conformance --rules`: prints the rule ledger with its coverage; exit 0 when the ledger holds, 1 otherwise.
+import { readFileSync } from 'node:fs';
+import { parseOptions, parseRulesOptions, UsageError, type RulesOptions } from './core/options.ts';
 import { Recorder } from './core/recorder.ts';
+import { registeredChecks } from './core/registry.ts';
+import { auditRules, readSources } from './core/rules-audit.ts';
+import { loadLedger } from './core/rules.ts';
 import { renderReport } from './report/console.ts';
+import { renderRules, renderRulesNdjson } from './report/rules.ts';
 import { runSuite } from './run.ts';
+
+function printRules(options: RulesOptions): number {
+  const { rules, problems } = loadLedger();
+  const documents = {
+    openapi: JSON.parse(readFileSync(options.openapi, 'utf8')) as unknown,
+    asyncapi: JSON.parse(readFileSync(options.asyncapi, 'utf8')) as unknown,
+  };
+  const checks = new Set(registeredChecks().map((check) => check.name));
+  problems.push(...auditRules(rules, { documents, checks, sources: readSources() }));
+  console.log(options.json ? renderRulesNdjson(rules, problems).trimEnd() : renderRules(rules, problems));
+  return problems.length ? 1 : 0;
+}
 
 async function main(): Promise<number> {
   let options;
   try {
+    const rulesOptions = parseRulesOptions(process.argv.slice(2));
+    if (rulesOptions) return printRules(rulesOptions);
     options = parseOptions(process.argv.slice(2));
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

@@ -34,6 +34,7 @@ export interface RunOptions {
 const bundled = (name: string) => fileURLToPath(new URL(`../../generated/${name}`, import.meta.url));
 
 export const USAGE = `Usage: scribe-conformance --base-url URL [options]
+       scribe-conformance --rules [--json] [--spec PATH,PATH]
 
   --base-url URL            server under test (required)
   --api-key KEY             v3 Bearer key (sk_live_…)
@@ -52,13 +53,34 @@ export const USAGE = `Usage: scribe-conformance --base-url URL [options]
   --callback-host HOST      address the server reaches the suite's receivers at (default: 127.0.0.1)
   --task-timeout SECONDS    how long a transcription may take to finish (default: 120)
   --no-progress             plain lines even on a terminal
-  --verbose                 one line per case`;
+  --verbose                 one line per case
+  --rules                   print the rule ledger (conformance/rules.yaml) with each rule's coverage and exit
+  --json                    with --rules: NDJSON, one line per rule and a summary line`;
 
 const list = (value: string | undefined) =>
   (value ?? '')
     .split(',')
     .map((v) => v.trim())
     .filter(Boolean);
+
+export interface RulesOptions {
+  json: boolean;
+  openapi: string;
+  asyncapi: string;
+}
+
+/** The options of `--rules`, or undefined when the command line does not ask for the ledger. */
+export function parseRulesOptions(argv: string[]): RulesOptions | undefined {
+  if (!argv.includes('--rules')) return undefined;
+  const { values } = parseArgs({
+    args: argv,
+    options: { rules: { type: 'boolean' }, json: { type: 'boolean' }, spec: { type: 'string' } },
+    strict: true,
+  });
+  const [openapi, asyncapi] = values.spec ? list(values.spec) : [bundled('openapi.json'), bundled('asyncapi.json')];
+  if (!openapi || !asyncapi) throw new UsageError('--rules needs both documents: --spec OPENAPI,ASYNCAPI');
+  return { json: Boolean(values.json), openapi, asyncapi };
+}
 
 export function parseOptions(argv: string[]): RunOptions {
   const { values } = parseArgs({

@@ -1,0 +1,136 @@
+// The rule ledger (`conformance/rules.yaml`): every normative statement of the interface document, and every decision
+// of contract.md where the document says "not shown", with where the contract encodes it and which checks of this
+// suite verify it from outside. This module reads the ledger, validates its shape and classifies each rule's coverage;
+// `rules-audit.ts` holds it against the documents, the registered checks and the sources it quotes.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+export const LEDGER_PATH = fileURLToPath(new URL('../rules.yaml', import.meta.url));
+
+export type RuleSource = 'document' | 'decision';
+
+export interface Rule {
+  id: string;
+  /** Heading path of the interface document, `H2 > H3`, where the statement (or its "not shown") is. */
+  section: string;
+  quote: string;
+  source: RuleSource;
+  /** Pointers into the bundled documents: `openapi#/json/pointer` or `asyncapi#/json/pointer`. */
+  encoded: string[];
+  /** Names of registered suite checks that verify the rule against a running server. */
+  checks: string[];
+  /** Why no check can verify the rule from outside the server. */
+  not_checkable?: string;
+  /** Checkable from outside, but no check of the suite provokes or judges it yet: what is missing. */
+  gap?: string;
+  /** What the first `encoded` pointer must hold (equal to it, or one of its items when it is a list). */
+  value?: unknown;
+}
+
+/** Mutually exclusive: encoded and checked, checked only, not checkable (a reason), or encoded only. */
+export type Coverage = 'both' | 'checked' | 'encoded' | 'not_checkable';
+export const COVERAGES: readonly Coverage[] = ['encoded', 'checked', 'both', 'not_checkable'];
+
+export interface Ledger {
+  rules: Rule[];
+  /** Shape problems (one line each); a ledger with problems must not be trusted. */
+  problems: string[];
+}
+
+const ID = /^[a-z0-9]+(?:[-_][a-z0-9]+)*(?:\.[a-z0-9]+(?:[-_][a-z0-9]+)*)+$/;
+const POINTER = /^(openapi|asyncapi)#(\/.*)?$/;
+const KEYS = new Set(['id', 'section', 'quote', 'source', 'encoded', 'checks', 'not_checkable', 'gap', 'value']);
+
+const isStringList = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string' && item.trim() !== '');
+
+/** Validates one raw ledger entry; returns the rule (when usable) and what is wrong with it. */
+function ruleOf(raw: unknown, index: number): { rule?: Rule; problems: string[] } {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { problems: [`rule #${index + 1}: not a mapping`] };
+  const entry = raw as Record<string, unknown>;
+  const name = typeof entry.id === 'string' ? entry.id : `#${index + 1}`;
+  const problems: string[] = [];
+  const fail = (message: string) => problems.push(`${name}: ${message}`);
+  for (const key of Object.keys(entry)) if (!KEYS.has(key)) fail(`unknown field ${key}`);
+  if (typeof entry.id !== 'string' || !ID.test(entry.id)) fail('id must be dotted lowercase words (area.topic…)');
+  if (typeof entry.section !== 'string' || !entry.section.trim()) fail('section is empty');
+  if (typeof entry.quote !== 'string' || !entry.quote.trim()) fail('quote is empty');
+  const source = entry.source ?? 'document';
+  if (source !== 'document' && source !== 'decision') fail('source is document or decision');
+  const encoded = entry.encoded ?? [];
+  const checks = entry.checks ?? [];
+  if (!isStringList(encoded)) fail('encoded must be a list of pointers');
+  else
+    for (const pointer of encoded)
+      if (!POINTER.test(pointer)) fail(`pointer ${pointer} is not openapi#/… or asyncapi#/…`);
+  if (!isStringList(checks)) fail('checks must be a list of check names');
+  const reason = entry.not_checkable;
+  if (reason !== undefined && (typeof reason !== 'string' || !reason.trim())) fail('not_checkable must be a reason');
+  if (isStringList(encoded) && isStringList(checks) && encoded.length === 0 && checks.length === 0 && !reason)
+    fail('neither encoded, checked nor given a reason why it cannot be checked');
+  if (isStringList(checks) && checks.length > 0 && reason) fail('both checked and not_checkable');
+  const gap = entry.gap;
+  if (gap !== undefined && (typeof gap !== 'string' || !gap.trim())) fail('gap must say what is missing');
+  if (gap !== undefined && ((isStringList(checks) && checks.length > 0) || reason))
+    fail('a gap is for a checkable rule that no check covers yet');
+  if ('value' in entry && (!isStringList(encoded) || encoded.length === 0)) fail('value without a pointer to hold it');
+  if (problems.length) return { problems };
+  const rule: Rule = {
+    id: entry.id as string,
+    section: entry.section as string,
+    quote: entry.quote as string,
+    source: source as RuleSource,
+    encoded: encoded as string[],
+    checks: checks as string[],
+  };
+  if (typeof reason === 'string') rule.not_checkable = reason;
+  if (typeof gap === 'string') rule.gap = gap;
+  if ('value' in entry) rule.value = entry.value;
+  return { rule, problems };
+}
+
+/** Parses ledger text: a YAML mapping with a `rules` list. */
+export function parseLedger(text: string): Ledger {
+  let document: { rules?: unknown } | null;
+  try {
+    document = parse(text) as { rules?: unknown } | null;
+  } catch (error) {
+    return { rules: [], problems: [`the ledger is not YAML: ${(error as Error).message}`] };
+  }
+  if (!document || !Array.isArray(document.rules)) return { rules: [], problems: ['the ledger has no rules list'] };
+  const rules: Rule[] = [];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  document.rules.forEach((raw, index) => {
+    const result = ruleOf(raw, index);
+    problems.push(...result.problems);
+    if (!result.rule) return;
+    if (seen.has(result.rule.id)) problems.push(`${result.rule.id}: id used twice`);
+    seen.add(result.rule.id);
+    rules.push(result.rule);
+  });
+  return { rules, problems };
+}
+
+export const loadLedger = (path = LEDGER_PATH): Ledger => parseLedger(readFileSync(path, 'utf8'));
+
+/** A rule with a reason is not checkable even when the contract encodes it: the reason is the news. */
+export function coverageOf(rule: Rule): Coverage {
+  if (rule.encoded.length && rule.checks.length) return 'both';
+  if (rule.checks.length) return 'checked';
+  if (rule.not_checkable) return 'not_checkable';
+  return 'encoded';
+}
+
+/** Counts per coverage, the total, and how many rules are marked as a gap of the suite. */
+export type CoverageSummary = Record<Coverage, number> & { total: number; gaps: number };
+
+export function summarize(rules: Rule[]): CoverageSummary {
+  const summary: CoverageSummary = { encoded: 0, checked: 0, both: 0, not_checkable: 0, total: rules.length, gaps: 0 };
+  for (const rule of rules) {
+    summary[coverageOf(rule)] += 1;
+    if (rule.gap) summary.gaps += 1;
+  }
+  return summary;
+}

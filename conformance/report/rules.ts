@@ -1,0 +1,53 @@
+// `scribe-conformance --rules`: the rule ledger with each rule's coverage, as text for people or as NDJSON (one line
+// per rule, then a summary line) for tools.
+import { COVERAGES, coverageOf, summarize, type Coverage, type Rule } from '../core/rules.ts';
+
+const LABEL: Record<Coverage, string> = {
+  encoded: 'encoded',
+  checked: 'checked',
+  both: 'both',
+  not_checkable: 'not checkable',
+};
+
+/** The one-line summary, also quoted in conformance/README.md. */
+export function rulesSummaryLine(rules: Rule[]): string {
+  const summary = summarize(rules);
+  const counts = COVERAGES.map((coverage) => `${LABEL[coverage]} ${summary[coverage]}`).join(', ');
+  return `${summary.total} rules: ${counts} (${summary.gaps} of the encoded ones are gaps of the suite)`;
+}
+
+export function renderRules(rules: Rule[], problems: string[]): string {
+  const width = Math.max(...rules.map((rule) => rule.id.length), 2);
+  const lines = rules.map((rule) => {
+    const coverage = coverageOf(rule);
+    const how = rule.checks.length
+      ? `  [${rule.checks.join(', ')}]`
+      : rule.not_checkable
+        ? `  (${rule.not_checkable})`
+        : rule.gap
+          ? `  gap: ${rule.gap}`
+          : '';
+    const tag = rule.source === 'decision' ? ' (decision)' : '';
+    return `${rule.id.padEnd(width)}  ${LABEL[coverage].padEnd(13)}${how}${tag}`.trimEnd();
+  });
+  lines.push('', rulesSummaryLine(rules));
+  if (problems.length) lines.push('', `${problems.length} ledger problems:`, ...problems.map((p) => `  ${p}`));
+  return lines.join('\n');
+}
+
+export function renderRulesNdjson(rules: Rule[], problems: string[]): string {
+  const lines: unknown[] = rules.map((rule) => ({
+    type: 'rule',
+    id: rule.id,
+    section: rule.section,
+    source: rule.source,
+    coverage: coverageOf(rule),
+    encoded: rule.encoded,
+    checks: rule.checks,
+    not_checkable: rule.not_checkable,
+    gap: rule.gap,
+  }));
+  for (const problem of problems) lines.push({ type: 'problem', message: problem });
+  lines.push({ type: 'summary', ...summarize(rules), problems: problems.length });
+  return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
+}
