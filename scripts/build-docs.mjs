@@ -2,6 +2,7 @@
 // Redoc's scripts are inlined (--inlineBundle); the pages are built from the bundles in generated/.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { escapeHtml, menu, renderGuides, style } from './render-guides.mjs';
 import { redocly, root } from './spec-tools.mjs';
 
 const site = join(root, 'docs/site');
@@ -29,6 +30,8 @@ for (const page of pages) {
   redocly(['build-docs', page.source, '--inlineBundle', '--title', page.title, '--output', output]);
   let html = readFileSync(output, 'utf8');
   for (const [url, local] of Object.entries(cdnAssets)) html = html.replaceAll(url, local);
+  // No favicon request to the server (a 404 in the browser's console): an empty icon inside the page.
+  html = html.replace('<head>', '<head><link rel="icon" href="data:,">');
   writeFileSync(output, html);
   // Redoc's bundle also names icon CDNs for features this site does not use; the browser test (test/docs) records
   // every request the pages really make and fails on any host but localhost.
@@ -36,21 +39,29 @@ for (const page of pages) {
   if (match) throw new Error(`${page.file} loads a remote resource: ${match[0]}`);
 }
 
+const guides = renderGuides(join(root, 'docs/guides'), site);
+
 writeFileSync(
   join(site, 'index.html'),
   `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Scribe API documentation</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:3rem auto;padding:0 1rem}</style></head>
-<body>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,">
+<title>Scribe API documentation</title><style>${style}</style></head>
+<body>${menu(guides, '', null)}<main>
 <h1>Scribe API documentation</h1>
+<p>Speech-to-text (sync, async, real-time stream), OpenAI-style chat and embeddings, prepaid billing. Start with the
+<a href="guides/quickstart.html">Quickstart</a>.</p>
+<h2>Guides</h2>
+<ul>
+${guides.map((g) => `<li><a href="guides/${g.name}.html">${escapeHtml(g.title)}</a></li>`).join('\n')}
+</ul>
+<h2>Reference</h2>
 <ul>
 <li><a href="api.html">HTTP API</a> — every operation of v3, v2, v1, /health and the admin surface (OpenAPI 3.1).</li>
 <li><a href="streaming.html">Streaming API</a> — the real-time WebSocket protocol and webhook events (AsyncAPI 3.0).</li>
 </ul>
-<p>Guides: see <code>docs/*.md</code> in the repository.</p>
-</body>
+</main></body>
 </html>
 `,
 );
-console.log(`docs/site/: ${pages.map((p) => p.file).join(', ')}, index.html`);
+console.log(`docs/site/: ${pages.map((p) => p.file).join(', ')}, index.html, guides/ (${guides.length})`);

@@ -4,16 +4,22 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { asyncapi, operations, resolve } from '../contract/documents.ts';
 import { launchChromium } from '../support/chromium.ts';
+import { guideFiles, readGuide } from '../support/guides.ts';
 import { serveDirectory } from '../support/static-server.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let browser: Browser;
 let site: Awaited<ReturnType<typeof serveDirectory>>;
 const requested: string[] = [];
+const consoleErrors: string[] = [];
+/** Screenshots of what a reader sees, kept after the run (ignored by git). */
+const artifacts = join(root, 'test/artifacts');
 
 test.before(async () => {
   execFileSync(process.execPath, [`${root}scripts/build-docs.mjs`], { cwd: root, stdio: 'pipe' });
@@ -29,6 +35,8 @@ test.after(async () => {
 async function open(file: string): Promise<Page> {
   const page = await browser.newPage();
   page.on('request', (request) => requested.push(request.url()));
+  page.on('console', (message) => message.type() === 'error' && consoleErrors.push(`${file}: ${message.text()}`));
+  page.on('pageerror', (error) => consoleErrors.push(`${file}: ${error.message}`));
   await page.goto(`${site.url}/${file}`, { waitUntil: 'networkidle' });
   return page;
 }
@@ -46,11 +54,33 @@ async function visit(page: Page, file: string, route: string, text: string): Pro
   return page.evaluate(() => document.body.innerText);
 }
 
-test('the index page links both documentation pages', async () => {
+test('the index page links every guide and both reference pages', async () => {
   const page = await open('index.html');
-  const links = await page.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-  assert.equal(links, ['api.html', 'streaming.html']);
+  const links = await page.locator('main a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  const guides = guideFiles().map((file) => `guides/${file.replace(/\.md$/, '.html')}`);
+  assert.equal([...links].sort(), ['api.html', 'streaming.html', ...guides, 'guides/quickstart.html'].sort());
   await page.close();
+});
+
+test('every guide renders with its title, the shared menu and working local links; a screenshot is kept', async () => {
+  mkdirSync(artifacts, { recursive: true });
+  for (const file of guideFiles()) {
+    const guide = readGuide(file);
+    const page = await open(`guides/${file.replace(/\.md$/, '.html')}`);
+    assert.is(await page.locator('main h1').first().innerText(), guide.title, file);
+    const menu = await page.locator('nav a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    assert.ok(menu.length >= guideFiles().length + 3, `${file}: the menu has ${menu.length} links`);
+    assert.is(await page.locator('nav a[aria-current]').count(), 1, `${file}: the menu marks the current page`);
+    assert.is(await page.locator('main pre code').count(), guide.blocks.length, `${file}: code blocks`);
+    const hrefs = await page.locator('a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+    for (const href of hrefs.filter((h) => h.startsWith(site.url))) {
+      const response = await fetch(href.split('#')[0]!);
+      assert.is(response.status, 200, `${file} links ${href}`);
+    }
+    if (file === 'quickstart.md')
+      await page.screenshot({ path: join(artifacts, 'guide-quickstart.png'), fullPage: true });
+    await page.close();
+  }
 });
 
 test('the HTTP page has a menu entry for every operationId and renders each operation', async () => {
@@ -108,6 +138,7 @@ test('no page requested anything but the local server (checked last, over every 
     return new URL(url).hostname !== '127.0.0.1';
   });
   assert.equal(foreign, []);
+  assert.equal(consoleErrors, [], 'console errors');
 });
 
 test.run();

@@ -1,0 +1,88 @@
+// The guides work as written: every guide starts with `# Title`, marks each code block as run or says why it cannot
+// run, and its run blocks — shell, TypeScript and Python, in order, sharing exported variables as a reader's shell
+// session would — exit 0 against a real reference server (SQLite, the real speech engine, the default rate limit).
+// A block checks its own result (`curl --fail`, `test …`), so a guide whose answer changed fails here.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ADMIN_TOKEN } from '../../server/src/test-support/harness.ts';
+import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
+import { guideFiles, readGuide } from '../support/guides.ts';
+
+const root = new URL('../../', import.meta.url).pathname;
+const test = suite('docs/guides');
+let server: ScribeProcess | undefined;
+const modelDir = mkdtempSync(join(tmpdir(), 'scribe-guides-'));
+
+const runners: Record<string, { ext: string; command: (file: string) => string }> = {
+  ts: { ext: 'ts', command: (file) => `node --import tsx ${file}` },
+  python: { ext: 'py', command: (file) => `python3 ${file}` },
+};
+
+test.before(async () => {
+  // The chat model the OpenAI SDK guide talks to: the tiny test model its norun block shows how to make.
+  const model = join(modelDir, 'tiny.gguf');
+  execFileSync(process.execPath, [join(root, 'server/bin/scribe.mjs'), 'models', 'make-tiny', '--out', model]);
+  server = await startScribe('sqlite', {
+    SCRIBE_RATE_LIMIT_RPS: '10',
+    SCRIBE_URL_ALLOW_HOSTS: '127.0.0.1',
+    SCRIBE_STREAM_WORKERS: '1',
+    SCRIBE_MINI_MODEL: model,
+  });
+});
+
+test.after(async () => {
+  await server?.stop();
+  rmSync(modelDir, { recursive: true, force: true });
+});
+
+test('every guide starts with a title and marks every code block as run or norun with a reason', () => {
+  const files = guideFiles();
+  assert.ok(files.length >= 5, `only ${files.length} guides`);
+  for (const file of files) {
+    const guide = readGuide(file);
+    assert.ok(guide.title, `${file} does not start with "# Title"`);
+    assert.equal(guide.unmarked, [], `${file}: blocks without run / norun: reason`);
+    for (const block of guide.blocks.filter((b) => b.run))
+      assert.ok(block.lang === 'sh' || block.lang in runners, `${file}:${block.line} cannot run ${block.lang}`);
+  }
+});
+
+for (const file of guideFiles()) {
+  const guide = readGuide(file);
+  const blocks = guide.blocks.filter((b) => b.run);
+  if (blocks.length === 0) continue;
+  test(`${file}: its ${blocks.length} run blocks succeed against the reference server`, () => {
+    const written: string[] = [];
+    const script = ['set -euo pipefail', `cd ${JSON.stringify(root)}`];
+    blocks.forEach((block, n) => {
+      script.push(`echo '### ${file}:${block.line}' >&2`);
+      const runner = runners[block.lang];
+      if (!runner) {
+        script.push(block.code);
+        return;
+      }
+      // Beside the repository's package.json, so imports resolve as they do for a reader of the repository.
+      const path = join(root, `.guide-${process.pid}-${n}.${runner.ext}`);
+      writeFileSync(path, block.code);
+      written.push(path);
+      script.push(runner.command(JSON.stringify(path)));
+    });
+    try {
+      const result = spawnSync('bash', ['-c', script.join('\n')], {
+        env: { ...process.env, SCRIBE_BASE_URL: server!.base, SCRIBE_ADMIN_TOKEN: ADMIN_TOKEN },
+        encoding: 'utf8',
+        timeout: 240_000,
+      });
+      const where = result.stderr.match(/### (\S+)(?![\s\S]*### )/)?.[1] ?? file;
+      assert.is(result.status, 0, `${where} failed:\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
+    } finally {
+      for (const path of written) rmSync(path, { force: true });
+    }
+  });
+}
+
+test.run();
