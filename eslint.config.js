@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['generated/**', 'docs/site/**', 'node_modules/**', 'data/**'] },
+  { ignores: ['generated/**', 'docs/site/**', 'node_modules/**', 'data/**', '**/dist/**', 'test/artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,7 +2,7 @@
 // inlined, the operations listed with what the suite needs, and one Ajv 2020 (with formats) for all validation.
 import { readFileSync } from 'node:fs';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import { createContractAjv, inlineReferences } from '../../server/src/http/contract.ts';
+import { createContractAjv, inlineReferences } from './contract-ajv.ts';
 
 export type Schema = Record<string, unknown>;
 

@@ -4,60 +4,17 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsPlugin from 'ajv-formats';
+import { createContractAjv, inlineReferences } from '../../../conformance/core/contract-ajv.ts';
 import { errors } from './api-error.ts';
 
-const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
+// The schema helpers live with the conformance suite, which is published without server code.
+export { createContractAjv, inlineReferences };
 
 export type ContractOperation = Operation & { 'x-limits'?: Record<string, number> };
 
 export function loadContractDocument(): Document {
   const path = fileURLToPath(new URL('../../../generated/openapi.json', import.meta.url));
   return JSON.parse(readFileSync(path, 'utf8')) as Document;
-}
-
-/**
- * Ajv for the contract's schemas (JSON Schema 2020-12 with the formats and keywords the documents use). The server
- * coerces path, query and header parameters, which arrive as strings; bodies and responses never are.
- */
-export function createContractAjv(options: { coerceTypes?: boolean; allErrors?: boolean } = {}): Ajv2020 {
-  const ajv = new Ajv2020({
-    strict: false,
-    discriminator: true,
-    allErrors: options.allErrors ?? false,
-    coerceTypes: options.coerceTypes ?? false,
-  });
-  addFormats(ajv);
-  ajv.addFormat('binary', true);
-  ajv.addKeyword('example');
-  return ajv;
-}
-
-/**
- * Inlines every local `$ref` as a fresh copy (siblings such as `default` or `description` win). openapi-backend's
- * own dereferencing shares one object between all uses of a component and then fails on documents like ours.
- */
-export function inlineReferences<T>(document: T): T {
-  const resolve = (ref: string): unknown =>
-    ref
-      .slice(2)
-      .split('/')
-      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], document);
-  const visit = (node: unknown, seen: string[]): unknown => {
-    if (Array.isArray(node)) return node.map((item) => visit(item, seen));
-    if (!node || typeof node !== 'object') return node;
-    const { $ref, ...rest } = node as Record<string, unknown>;
-    const copy: Record<string, unknown> = {};
-    if (typeof $ref === 'string' && $ref.startsWith('#/')) {
-      if (seen.includes($ref)) throw new Error(`circular reference ${$ref}`);
-      Object.assign(copy, visit(resolve($ref), [...seen, $ref]));
-    }
-    for (const [key, value] of Object.entries(rest)) copy[key] = visit(value, seen);
-    return copy;
-  };
-  return visit(document, []) as T;
 }
 
 let shared: Promise<OpenAPIBackend> | undefined;

@@ -1,0 +1,360 @@
+// The published packages as a user gets them: `npm pack --workspaces`, each tarball installed with
+// `npm install --omit=dev` into its own empty project outside the repository, then used against a real reference
+// server: the installed suite run in full (0 failures), a strict TypeScript consumer of scribe-client exercising every
+// helper, the installed scribe-client CLI, and a client made by a second generator (openapi-typescript +
+// openapi-fetch) from generated/openapi.json. Install times and sizes are printed for the record.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { wavOf } from '../../conformance/core/audio.ts';
+import { ADMIN, startServer, stopServer, type Server } from '../../conformance/suites/reference-server.ts';
+
+const root = new URL('../../', import.meta.url).pathname;
+const fixtures = new URL('./fixtures/', import.meta.url).pathname;
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+const GOFORWARD = '/usr/share/pocketsphinx/test/data/goforward.raw';
+const NATIVE_OR_SERVER = ['better-sqlite3', 'koffi', 'node-llama-cpp', '@ffmpeg-installer', 'koa', 'openapi-backend'];
+/** Exact versions of the second generator's packages and of the consumers' type packages (all work on Node 20). */
+const PINNED = {
+  openapiTypescript: 'openapi-typescript@7.13.0',
+  openapiFetch: 'openapi-fetch@0.17.0',
+  typesNode: '@types/node@20.19.43',
+  typesWs: '@types/ws@8.18.2',
+};
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  return new Promise<Run>((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const npm = (args: string[], cwd: string) =>
+  run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd });
+
+function emptyProject(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `scribe-${name}-`));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  return dir;
+}
+
+function sizeOf(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.size;
+  return readdirSync(path).reduce((sum, entry) => sum + sizeOf(join(path, entry)), 0);
+}
+
+/** Every installed package (name → folder), scoped ones included. */
+function installedPackages(modules: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const visit = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir)) {
+      if (entry.startsWith('.')) continue;
+      const path = join(dir, entry);
+      if (entry.startsWith('@')) {
+        for (const scoped of readdirSync(path)) found.set(`${entry}/${scoped}`, join(path, scoped));
+      } else found.set(entry, path);
+    }
+  };
+  visit(modules);
+  for (const path of [...found.values()]) visit(join(path, 'node_modules'));
+  return found;
+}
+
+/** A native module: a compiled addon, a node-gyp build, or an install script. */
+function nativeSigns(folder: string): string[] {
+  const signs: string[] = [];
+  const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as {
+    gypfile?: boolean;
+    scripts?: Record<string, string>;
+  };
+  if (manifest.gypfile || existsSync(join(folder, 'binding.gyp'))) signs.push('node-gyp');
+  for (const script of ['preinstall', 'install', 'postinstall'])
+    if (manifest.scripts?.[script]) signs.push(`${script} script`);
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory() && entry.name !== 'node_modules') walk(join(dir, entry.name));
+      else if (entry.name.endsWith('.node')) signs.push(`addon ${entry.name}`);
+    }
+  };
+  walk(folder);
+  return signs;
+}
+
+/** A fresh account with a v3 key and a key pair (each test its own, so one test's calls never rate-limit another). */
+async function newAccount(server: Server) {
+  const created = await fetch(`${server.baseUrl}/admin/accounts`, {
+    method: 'POST',
+    headers: { 'X-Admin-Token': ADMIN, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ balance: 1000, issue_keys: true }),
+  });
+  assert.is(created.status, 201);
+  const account = (await created.json()) as { api_key: string; public_key: string; secret: string };
+  return { apiKey: account.api_key, publicKey: account.public_key, secret: account.secret };
+}
+
+const packages = suite<{
+  work: string;
+  tarballs: Record<string, string>;
+  suiteProject: string;
+  clientProject: string;
+  server?: Server;
+  wav: string;
+}>('packages');
+
+packages.before(async (context) => {
+  context.work = mkdtempSync(join(tmpdir(), 'scribe-packages-'));
+  const packed = await npm(['pack', '--workspaces', '--json', '--pack-destination', context.work], root);
+  assert.is(packed.code, 0, packed.stderr);
+  const entries = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { name: string; filename: string }[];
+  context.tarballs = Object.fromEntries(entries.map((entry) => [entry.name, join(context.work, entry.filename)]));
+  assert.ok(!existsSync(join(root, 'client/dist')) && !existsSync(join(root, 'conformance/dist')), 'postpack cleans');
+
+  for (const [name, tarball] of Object.entries(context.tarballs)) {
+    const project = emptyProject(`${name}-user`);
+    const started = performance.now();
+    const installed = await npm(['install', '--omit=dev', tarball], project);
+    const seconds = (performance.now() - started) / 1000;
+    assert.is(installed.code, 0, installed.stderr);
+    const modules = join(project, 'node_modules');
+    console.log(
+      `${name}: tarball ${(statSync(tarball).size / 1024).toFixed(0)} kB; npm install --omit=dev ${seconds.toFixed(1)} s; ` +
+        `node_modules ${(sizeOf(modules) / 1024 / 1024).toFixed(1)} MB in ${installedPackages(modules).size} packages`,
+    );
+    if (name === 'scribe-conformance') context.suiteProject = project;
+    else context.clientProject = project;
+  }
+
+  context.server = await startServer('sqlite');
+  context.wav = join(context.work, 'goforward.wav');
+  writeFileSync(context.wav, wavOf(readFileSync(GOFORWARD), 16_000));
+});
+
+packages.after(async (context) => {
+  if (context.server) await stopServer(context.server);
+  for (const dir of [context.work, context.suiteProject, context.clientProject])
+    if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+packages('npm pack --workspaces makes exactly scribe-conformance and scribe-client, at the contract version', (c) => {
+  assert.equal(Object.keys(c.tarballs).sort(), ['scribe-client', 'scribe-conformance']);
+  const contract = JSON.parse(readFileSync(join(root, 'generated/openapi.json'), 'utf8')) as {
+    info: { version: string };
+  };
+  for (const name of Object.keys(c.tarballs)) {
+    const manifest = JSON.parse(readFileSync(join(root, name.replace('scribe-', ''), 'package.json'), 'utf8'));
+    assert.is(manifest.version, contract.info.version, `${name} version`);
+  }
+});
+
+packages('the installed suite holds no native module and nothing of the server', (c) => {
+  const installed = installedPackages(join(c.suiteProject, 'node_modules'));
+  for (const name of installed.keys())
+    assert.not.ok(
+      NATIVE_OR_SERVER.some((bad) => name === bad || name.startsWith(`${bad}/`)),
+      `${name} is installed`,
+    );
+  const native = [...installed].flatMap(([name, folder]) => nativeSigns(folder).map((sign) => `${name}: ${sign}`));
+  assert.equal(native, []);
+  assert.ok(installed.has('scribe-conformance'));
+  assert.not.ok(installed.has('tsx'), 'the package runs without a TypeScript loader');
+});
+
+packages('the installed suite passes against the reference server (admin token; JUnit and NDJSON)', async (c) => {
+  const junit = join(c.work, 'conformance.xml');
+  const ndjson = join(c.work, 'conformance.ndjson');
+  const result = await run(
+    join(c.suiteProject, 'node_modules/.bin/scribe-conformance'),
+    ['--base-url', c.server!.baseUrl, '--admin-token', ADMIN, '--report', `junit=${junit},ndjson=${ndjson}`],
+    { cwd: c.suiteProject },
+  );
+  assert.is(result.code, 0, `${result.stdout.slice(-3000)}\n${result.stderr}`);
+  const summary = readFileSync(ndjson, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((record) => record.type === 'summary');
+  assert.ok(summary, 'an NDJSON summary line');
+  assert.match(readFileSync(junit, 'utf8'), /<testsuites/);
+  console.log(`installed suite: ${JSON.stringify(summary)}`);
+});
+
+packages('a bad invocation of the installed suite is exit 2 with one line', async (c) => {
+  const result = await run(join(c.suiteProject, 'node_modules/.bin/scribe-conformance'), ['--base-url']);
+  assert.is(result.code, 2);
+  assert.not.match(result.stderr, /\n\s+at /);
+});
+
+packages('a strict TypeScript consumer of scribe-client uses every helper against the server', async (c) => {
+  const project = c.clientProject;
+  const account = await newAccount(c.server!);
+  const types = await npm(['install', '--no-save', PINNED.typesNode, PINNED.typesWs], project);
+  assert.is(types.code, 0, types.stderr);
+  writeFileSync(join(project, 'consumer.mts'), readFileSync(join(fixtures, 'client-consumer.mts')));
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2023',
+        lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noImplicitAny: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        types: ['node'],
+        outDir: 'out',
+      },
+      files: ['consumer.mts'],
+    }),
+  );
+  const compiled = await run(process.execPath, [tsc, '-p', project]);
+  assert.is(compiled.code, 0, compiled.stdout);
+  const result = await run(process.execPath, [join(project, 'out/consumer.mjs')], {
+    cwd: project,
+    env: {
+      SCRIBE_BASE_URL: c.server!.baseUrl,
+      SCRIBE_API_KEY: account.apiKey,
+      SCRIBE_PUBLIC_KEY: account.publicKey,
+      SCRIBE_SECRET: account.secret,
+      WAV_FILE: c.wav,
+      RAW_FILE: GOFORWARD,
+    },
+  });
+  assert.is(result.code, 0, result.stderr);
+  const seen = JSON.parse(result.stdout.trim().split('\n').pop()!);
+  assert.is(seen.typed, 5);
+  assert.ok(seen.modelIds.includes('service-transcribe'));
+  assert.is(seen.task.status, 'completed');
+  assert.is(seen.task.text, 'go forward ten meters');
+  assert.is(seen.task.statusAgain, 'completed');
+  assert.ok(seen.task.progress.at(-1).startsWith('completed:'), seen.task.progress.join(' '));
+  assert.equal(seen.webhook, {
+    received: 1,
+    type: 'transcription.completed',
+    taskId: seen.webhook.taskId,
+    tamperedRejected: true,
+  });
+  assert.ok(seen.webhook.taskId);
+  assert.equal(seen.signedStatus, [200, 200]);
+  assert.is(seen.stream.config.sample_rate, 16_000);
+  assert.is(seen.stream.finals.join(' ').trim(), 'go forward ten meters');
+  assert.ok(seen.stream.partials > 0, 'partials arrive before the final');
+  assert.is(seen.stream.completed.type, 'session.completed');
+  assert.ok(seen.stream.completed.duration > 2.5);
+});
+
+packages('the installed scribe-client CLI transcribes (text and SRT) and streams a real recording', async (c) => {
+  const cli = join(c.clientProject, 'node_modules/.bin/scribe-client');
+  const env = { SCRIBE_BASE_URL: c.server!.baseUrl, SCRIBE_API_KEY: (await newAccount(c.server!)).apiKey };
+  const text = await run(cli, ['transcribe', c.wav, '--language', 'en'], { env });
+  assert.is(text.code, 0, text.stderr);
+  assert.is(text.stdout.trim(), 'go forward ten meters');
+  assert.match(text.stderr, /completed 100%/); // progress lines when stderr is not a terminal
+
+  const srtPath = join(c.work, 'goforward.srt');
+  const srt = await run(cli, ['transcribe', c.wav, '--language', 'en', '--format', 'srt', '--out', srtPath], { env });
+  assert.is(srt.code, 0, srt.stderr);
+  assert.match(
+    readFileSync(srtPath, 'utf8'),
+    /^1\r?\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\r?\ngo forward ten meters/,
+  );
+
+  const streamed = await run(cli, ['stream', GOFORWARD, '--fast'], { env });
+  assert.is(streamed.code, 0, streamed.stderr);
+  assert.match(streamed.stdout, /\] go forward ten meters\n/);
+  assert.match(streamed.stdout, /s of audio, 1 min billed, cost /);
+});
+
+packages('the CLI reports bad input as one line and a non-zero exit', async (c) => {
+  const cli = join(c.clientProject, 'node_modules/.bin/scribe-client');
+  const env = { SCRIBE_BASE_URL: c.server!.baseUrl, SCRIBE_API_KEY: (await newAccount(c.server!)).apiKey };
+  const cases: [string[], Record<string, string>, number, RegExp][] = [
+    [['transcribe', c.wav], { SCRIBE_API_KEY: '' }, 2, /SCRIBE_API_KEY is not set/],
+    [['transcribe', join(c.work, 'missing.wav')], env, 1, /cannot read .*missing\.wav: ENOENT/],
+    [['transcribe', c.wav, '--format', 'doc'], env, 2, /--format must be one of/],
+    [['transcribe', c.wav], { ...env, SCRIBE_API_KEY: 'sk_live_wrong' }, 1, /401 invalid_api_key/],
+    [['transcribe', c.wav, '--language', 'ru'], env, 1, /400 unsupported_language/],
+    [['chat', 'Hello'], env, 1, /503 engine_unavailable/],
+    [['stream', c.wav], { ...env, SCRIBE_BASE_URL: 'http://127.0.0.1:9' }, 1, /no answer from the server/],
+  ];
+  for (const [args, extra, code, message] of cases) {
+    const result = await run(cli, args, { env: { ...env, ...extra } });
+    assert.is(result.code, code, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, message);
+    assert.is(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
+  }
+});
+
+packages(
+  'a second generator (openapi-typescript + openapi-fetch) makes a strict client that calls the server',
+  async (c) => {
+    const project = emptyProject('openapi-fetch-user');
+    try {
+      const installed = await npm(
+        ['install', PINNED.openapiTypescript, PINNED.openapiFetch, PINNED.typesNode],
+        project,
+      );
+      assert.is(installed.code, 0, installed.stderr);
+      const generated = await run(
+        join(project, 'node_modules/.bin/openapi-typescript'),
+        [join(root, 'generated/openapi.json'), '--output', join(project, 'schema.d.ts')],
+        { cwd: project },
+      );
+      assert.is(generated.code, 0, generated.stderr);
+      writeFileSync(join(project, 'consumer.mts'), readFileSync(join(fixtures, 'openapi-fetch-consumer.mts')));
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2023',
+            lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            noUncheckedIndexedAccess: true,
+            types: ['node'],
+            outDir: 'out',
+          },
+          files: ['consumer.mts'],
+        }),
+      );
+      const compiled = await run(process.execPath, [tsc, '-p', project]);
+      assert.is(compiled.code, 0, compiled.stdout);
+      const result = await run(process.execPath, [join(project, 'out/consumer.mjs')], {
+        cwd: project,
+        env: { SCRIBE_BASE_URL: c.server!.baseUrl, SCRIBE_API_KEY: (await newAccount(c.server!)).apiKey },
+      });
+      assert.is(result.code, 0, result.stderr);
+      const seen = JSON.parse(result.stdout.trim());
+      assert.is(seen.status, 200);
+      assert.ok(seen.ids.includes('service-embedding'));
+      assert.is(seen.quoteStatus, 200);
+      assert.type(seen.amount, 'number');
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  },
+);
+
+packages.run();
