@@ -3,7 +3,7 @@
 // text of its own has a rule — and the audit finds each kind of fault in a ledger that has it. `--rules` prints the
 // same counts as the README states.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import '../checks/index.ts';
@@ -21,6 +21,19 @@ const inputs: AuditInputs = {
   sources: readSources(),
 };
 const ledger = loadLedger();
+
+test('the quoted sources are verbatim copies of the shared interface document and contract decisions', () => {
+  // The package carries its own copies. The originals are in ../shared beside the project's own checkouts (and CI's);
+  // a clone elsewhere has only the copies, which the other tests then quote against.
+  const shared = `${root}../shared/`;
+  if (!existsSync(shared)) return;
+  const pairs = [
+    ['seed/000_e953a78941f9ffae.txt', 'conformance/sources/interface-document.txt'],
+    ['design/contract.md', 'conformance/sources/contract.txt'],
+  ];
+  for (const [original, copy] of pairs)
+    assert.ok(readFileSync(`${shared}${original}`).equals(readFileSync(`${root}${copy}`)), `${copy} differs`);
+});
 
 test('the ledger parses, ids are unique, and every rule is encoded, checked or has a reason', () => {
   assert.equal(ledger.problems, []);
