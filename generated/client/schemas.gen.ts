@@ -108,6 +108,37 @@ export const HealthSchema = {
                             $ref: '#/components/schemas/EngineAvailability'
                         }
                     }
+                },
+                unavailable_reasons: {
+                    type: 'object',
+                    description: 'Extension: why an engine the server is set up to use cannot serve, and how to fix it, per engine kind;\npresent only when there is such an engine (e.g. the embedded speech engine is not installed). An\nunconfigured chat model has no entry.\n',
+                    additionalProperties: false,
+                    properties: {
+                        transcription: {
+                            type: 'string',
+                            minLength: 1,
+                            description: 'Why the transcription engine is unavailable and how to install or configure it.',
+                            examples: [
+                                'the PocketSphinx speech model is not installed; install it with `apt-get install libpocketsphinx3 pocketsphinx-en-us`'
+                            ]
+                        },
+                        chat: {
+                            type: 'string',
+                            minLength: 1,
+                            description: 'Why a configured chat model cannot serve.',
+                            examples: [
+                                'the model file cannot be loaded'
+                            ]
+                        },
+                        embedding: {
+                            type: 'string',
+                            minLength: 1,
+                            description: 'Why the embedding engine cannot serve.',
+                            examples: [
+                                'the upstream does not answer'
+                            ]
+                        }
+                    }
                 }
             }
         }

@@ -76,6 +76,26 @@ export type Health = {
             chat: EngineAvailability;
             embedding: EngineAvailability;
         };
+        /**
+         * Extension: why an engine the server is set up to use cannot serve, and how to fix it, per engine kind;
+         * present only when there is such an engine (e.g. the embedded speech engine is not installed). An
+         * unconfigured chat model has no entry.
+         *
+         */
+        unavailable_reasons?: {
+            /**
+             * Why the transcription engine is unavailable and how to install or configure it.
+             */
+            transcription?: string;
+            /**
+             * Why a configured chat model cannot serve.
+             */
+            chat?: string;
+            /**
+             * Why the embedding engine cannot serve.
+             */
+            embedding?: string;
+        };
     };
 };
 

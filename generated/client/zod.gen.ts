@@ -53,7 +53,12 @@ export const zHealth = z.object({
             transcription: zEngineAvailability,
             chat: zEngineAvailability,
             embedding: zEngineAvailability
-        })
+        }),
+        unavailable_reasons: z.object({
+            transcription: z.string().min(1).optional(),
+            chat: z.string().min(1).optional(),
+            embedding: z.string().min(1).optional()
+        }).optional()
     })
 });
 

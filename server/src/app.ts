@@ -19,6 +19,7 @@ import { createTranscriptChatStore } from './chat/v2/transcript-chat-store.ts';
 import { v2ChatHandlers } from './chat/v2/v2-handlers.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest, openDatabase, type Database } from './db/database.ts';
+import { serveDocs } from './docs/serve-docs.ts';
 import { createEmbeddingEngine } from './embeddings/engines.ts';
 import { embeddingHandlers } from './embeddings/handlers.ts';
 import { createEmbeddingService } from './embeddings/service.ts';
@@ -112,6 +113,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   // The transcription pipeline: intake in the request, the rest in jobs run from the durable queue.
   const stt = config.transcription;
   const engine = createTranscriptionEngine(stt);
+  if (engine.unavailable) logger.warn(stt.pocketsphinx, `the speech engine is not available: ${engine.unavailable}`);
   // Embeddings: the engine starts its workers with the first request (see embeddings/use-lite/engine.ts).
   const embeddingEngine = createEmbeddingEngine(config.embedding);
   const registry = createModelRegistry(engine, embeddingEngine, chatEngines);
@@ -175,7 +177,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   });
 
   // Real-time streaming: its own decoder threads (started with the first session), sessions settled by its sweeper too.
-  const streamEngine = createStreamEngine({ workers: config.streaming.workers });
+  const streamEngine = createStreamEngine({ workers: config.streaming.workers, ...stt.pocketsphinx });
   const streams = createStreamService({
     db,
     ledger,
@@ -183,6 +185,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     config: config.streaming,
     ticketTtlSeconds: limitOf(api, 'createStreamSession', 'ticket_ttl_seconds'),
     engineAvailable: streamEngine.available,
+    engineUnavailable: streamEngine.unavailable,
     now: options.now ?? Date.now,
     logger,
   });
@@ -227,6 +230,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   koa.use(requestId);
   koa.use(errorHandler(logger));
   koa.use(accessLog(logger));
+  koa.use(serveDocs()); // the built docs site at /docs/, outside the contract's routes
   koa.use(
     dispatch({
       api,

@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createApp, type App } from './app.ts';
 import { loadConfig } from './config.ts';
-import { ApiError } from './http/api-error.ts';
+import { checkDatabaseAnswers } from './database-preflight.ts';
+import { exitWithFatal } from './fatal-error.ts';
 import { modelsCommand, modelsUsage } from './chat/models-cli.ts';
 import { serve } from './main.ts';
 import { streamCommand, streamUsage } from './streaming/stream-cli.ts';
@@ -34,10 +35,13 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** A command line that cannot be run as typed: its message (and the usage) is all that is printed. */
+class UsageError extends Error {}
+
 function number(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed)) throw new Error(`--${name} must be a number, got "${value}"`);
+  if (!Number.isFinite(parsed)) throw new UsageError(`--${name} must be a number, got "${value}"`);
   return parsed;
 }
 
@@ -49,7 +53,7 @@ async function admin(app: App, args: string[], flags: ReturnType<typeof parse>['
   const { accounts, keys } = app.services;
   const [noun, verb, id] = args;
   const need = () => {
-    if (!id) throw new Error(`${noun} ${verb} needs an account id\n${usage}`);
+    if (!id) throw new UsageError(`${noun} ${verb} needs an account id\n${usage}`);
     return id;
   };
   switch (`${noun} ${verb}`) {
@@ -78,7 +82,7 @@ async function admin(app: App, args: string[], flags: ReturnType<typeof parse>['
     }
     case 'account topup': {
       const amount = number(flags.amount, 'amount');
-      if (amount === undefined) throw new Error('account topup needs --amount');
+      if (amount === undefined) throw new UsageError('account topup needs --amount');
       const account = await accounts.topUp(
         need(),
         flags.adjust ? 'adjust' : 'topup',
@@ -112,7 +116,7 @@ async function admin(app: App, args: string[], flags: ReturnType<typeof parse>['
       return;
     }
     default:
-      throw new Error(`Unknown command: admin ${args.join(' ')}\n${usage}`);
+      throw new UsageError(`Unknown command: admin ${args.join(' ')}\n${usage}`);
   }
 }
 
@@ -133,8 +137,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     await serve();
     return -1;
   }
-  if (command !== 'admin') throw new Error(`Unknown command: ${command}\n${usage}`);
-  const app = await createApp(loadConfig(), { logger: pino({ level: 'silent' }) });
+  if (command !== 'admin') throw new UsageError(`Unknown command: ${command}\n${usage}`);
+  const config = loadConfig();
+  await checkDatabaseAnswers(config.databaseUrl);
+  const app = await createApp(config, { logger: pino({ level: 'silent' }) });
   try {
     await admin(app, rest, values);
     return 0;
@@ -148,9 +154,11 @@ main().then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(
-      error instanceof ApiError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : error,
-    );
+    // parseArgs' own errors (unknown option, missing value) are usage errors too.
+    const usageError =
+      error instanceof UsageError || String((error as { code?: unknown })?.code ?? '').startsWith('ERR_PARSE_ARGS');
+    if (!usageError) exitWithFatal(error);
+    console.error(`scribe: ${(error as Error).message}`);
     process.exitCode = 1;
   },
 );

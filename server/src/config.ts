@@ -1,12 +1,26 @@
 // One typed configuration for the whole server, read from the environment (and an optional JSON file named by
-// SCRIBE_CONFIG). Every setting has a default that lets `npm start` run on a fresh clone with no other setup.
+// SCRIBE_CONFIG). Every setting has a default that lets `npm start` run on a fresh clone with no other setup (without
+// the speech engine's Debian packages it still starts, with transcription unavailable). A setting that cannot be used
+// is a ConfigError naming it.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadChatConfig, type ChatConfig } from './chat/config.ts';
+import { DEFAULT_MODEL_DIR } from './transcriptions/engine/pocketsphinx/engine.ts';
 
 export type Environment = 'production' | 'development' | 'test';
+
+/** A setting the user can fix: `scribe: <setting> <problem>` is all that is printed, with exit code 1. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly setting: string,
+    problem: string,
+  ) {
+    super(`${setting} ${problem}`);
+  }
+}
 
 /** Prices in minor units of the account currency (kopecks for RUB): per minute, or per 1,000 tokens. */
 export interface PriceTable {
@@ -76,6 +90,15 @@ export interface TranscriptionConfig {
   downloadTimeoutMs: number;
   /** Hosts or CIDRs that media and webhook URLs may reach although they are private (tests: 127.0.0.1). */
   urlAllowHosts: string[];
+  /** Where the embedded engine's files are (the stream decoder uses the same). */
+  pocketsphinx: PocketSphinxFiles;
+}
+
+export interface PocketSphinxFiles {
+  /** Directory with `en-us/`, `en-us.lm.bin` and `cmudict-en-us.dict` (Debian's pocketsphinx-en-us by default). */
+  modelDir: string;
+  /** The libpocketsphinx.so.3 file (its libsphinxbase.so.3 beside it); undefined = the system's. */
+  library: string | undefined;
 }
 
 export interface StreamingConfig {
@@ -136,7 +159,8 @@ function integer(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new ConfigError(name, `must be a non-negative integer, got "${raw}"`);
   return value;
 }
 
@@ -146,7 +170,7 @@ function secondsList(env: Env, name: string, fallback: number[]): number[] {
   return raw.split(',').map((part) => {
     const value = Number(part.trim());
     if (part.trim() === '' || !Number.isFinite(value) || value < 0)
-      throw new Error(`${name} must be comma-separated non-negative seconds, got "${raw}"`);
+      throw new ConfigError(name, `must be comma-separated non-negative seconds, got "${raw}"`);
     return value;
   });
 }
@@ -155,27 +179,82 @@ function secondsList(env: Env, name: string, fallback: number[]): number[] {
 function loadSecretKey(env: Env, dataDir: string): Buffer {
   const fromEnv = env.SCRIBE_SECRET_KEY;
   if (fromEnv) {
-    if (!/^[0-9a-f]{64}$/i.test(fromEnv)) throw new Error('SCRIBE_SECRET_KEY must be 64 hex characters');
+    if (!/^[0-9a-f]{64}$/i.test(fromEnv)) {
+      throw new ConfigError(
+        'SCRIBE_SECRET_KEY',
+        `must be 64 hex characters (32 bytes), got ${fromEnv.length} characters`,
+      );
+    }
     return Buffer.from(fromEnv, 'hex');
   }
   const file = join(dataDir, 'secret.key');
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  try {
+    if (!existsSync(file)) {
+      mkdirSync(dataDir, { recursive: true });
+      writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    }
+    const stored = readFileSync(file, 'utf8').trim();
+    if (/^[0-9a-f]{64}$/i.test(stored)) return Buffer.from(stored, 'hex');
+  } catch (error) {
+    throw new ConfigError('SCRIBE_DATA_DIR', `is not usable: ${(error as Error).message}`);
   }
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  throw new ConfigError('SCRIBE_SECRET_KEY', `is not set and ${file} does not hold 64 hex characters`);
+}
+
+/** A JSON setting, parsed; a syntax error names the setting instead of ending in a stack trace. */
+function json(raw: string, setting: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(setting, `is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function priceTable(raw: string | undefined): PriceTable {
+  if (!raw) return defaultPrices;
+  const parsed = json(raw, 'SCRIBE_PRICES');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError('SCRIBE_PRICES', 'must be a JSON object of prices, e.g. {"transcribe_queue": 100}');
+  }
+  for (const [name, value] of Object.entries(parsed)) {
+    if (!(name in defaultPrices)) {
+      throw new ConfigError(
+        'SCRIBE_PRICES',
+        `has an unknown price "${name}"; known: ${Object.keys(defaultPrices).join(', ')}`,
+      );
+    }
+    if (!Number.isInteger(value) || (value as number) < 0) {
+      throw new ConfigError(
+        'SCRIBE_PRICES',
+        `"${name}" must be a non-negative integer (minor units), got ${JSON.stringify(value)}`,
+      );
+    }
+  }
+  return { ...defaultPrices, ...(parsed as Partial<PriceTable>) };
+}
+
+function configFile(path: string | undefined): Env {
+  if (!path) return {};
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('SCRIBE_CONFIG', `cannot be read: ${(error as Error).message}`);
+  }
+  const parsed = json(text, 'SCRIBE_CONFIG');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError('SCRIBE_CONFIG', 'must name a JSON object of settings');
+  }
+  return parsed as Env;
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const file = env.SCRIBE_CONFIG ? (JSON.parse(readFileSync(env.SCRIBE_CONFIG, 'utf8')) as Env) : {};
-  const merged: Env = { ...file, ...env };
+  const merged: Env = { ...configFile(env.SCRIBE_CONFIG), ...env };
   const environment = (
     merged.NODE_ENV === 'production' || merged.NODE_ENV === 'test' ? merged.NODE_ENV : 'development'
   ) as Environment;
   const dataDir = resolve(merged.SCRIBE_DATA_DIR ?? './data');
-  const prices = merged.SCRIBE_PRICES
-    ? { ...defaultPrices, ...(JSON.parse(merged.SCRIBE_PRICES) as Partial<PriceTable>) }
-    : defaultPrices;
+  const prices = priceTable(merged.SCRIBE_PRICES);
   const workers = integer(merged, 'SCRIBE_WORKERS', availableParallelism()) || availableParallelism();
   return {
     environment,
@@ -208,6 +287,10 @@ export function loadConfig(env: Env = process.env): Config {
         .split(',')
         .map((host) => host.trim())
         .filter(Boolean),
+      pocketsphinx: {
+        modelDir: resolve(merged.SCRIBE_POCKETSPHINX_MODEL_DIR || DEFAULT_MODEL_DIR),
+        library: merged.SCRIBE_POCKETSPHINX_LIBRARY ? resolve(merged.SCRIBE_POCKETSPHINX_LIBRARY) : undefined,
+      },
     },
     resultLinkTtlSeconds: integer(merged, 'SCRIBE_RESULT_LINK_TTL_S', 3600) || 3600,
     chat: loadChatConfig(merged),

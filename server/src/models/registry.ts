@@ -9,6 +9,8 @@ const CREATED = Math.floor(Date.UTC(2026, 10, 1) / 1000);
 export interface TranscriptionEngineInfo {
   kind: string;
   languages: readonly string[];
+  /** Why it cannot run here (not installed); absent when it can. */
+  unavailable?: string | undefined;
 }
 
 /** What the embedding engine declares about itself (see embeddings/engine.ts); its status can change while running. */
@@ -68,11 +70,14 @@ export function createModelRegistry(
       // real language codes.
       ...(transcription.languages.includes('*') ? {} : { languages: [...transcription.languages] }),
       engine: transcription.kind,
-      status: 'available',
+      status: transcription.unavailable ? 'unavailable' : 'available',
     },
   ];
   return {
     list: (): Model[] => models,
+    /** Why an engine that is configured cannot serve, per engine type (for /health). */
+    unavailableReasons: (): Partial<Record<Model['type'], string>> =>
+      transcription.unavailable ? { transcription: transcription.unavailable } : {},
     engineStatus: (type: Model['type']) =>
       models.some((m) => m.type === type && m.status === 'available')
         ? ('available' as const)

@@ -18,6 +18,7 @@ import { toBool } from '../db/rows.ts';
 import { ApiError, errors } from '../http/api-error.ts';
 import { createStreamSessionStore, type StreamSessionRow } from './session-store.ts';
 import { newTicket, ticketHash } from './tickets.ts';
+import { taskFailures } from '../transcriptions/task-errors.ts';
 
 const RETRY_AFTER_SECONDS = 5;
 
@@ -29,6 +30,8 @@ export interface StreamServiceDeps {
   ticketTtlSeconds: number;
   /** Whether a streaming engine can run here (503 engine_unavailable at create otherwise). */
   engineAvailable: boolean;
+  /** Why it cannot, with how to fix it (said in that 503). */
+  engineUnavailable?: string | undefined;
   now: () => number;
   logger: Logger;
 }
@@ -66,8 +69,11 @@ export function createStreamService(deps: StreamServiceDeps) {
     owner,
 
     async create(account: AccountRow, origin: string): Promise<StreamSession> {
-      if (!deps.engineAvailable)
-        throw new ApiError(503, 'engine_unavailable', 'No streaming transcription engine is available on this server.');
+      if (!deps.engineAvailable) {
+        throw deps.engineUnavailable
+          ? taskFailures.engineMissing(deps.engineUnavailable)
+          : new ApiError(503, 'engine_unavailable', 'No streaming transcription engine is available on this server.');
+      }
       if ((await store.countOpen(account.id, iso())) >= config.maxSessions) {
         throw new ApiError(
           429,

@@ -140,7 +140,7 @@ export class StreamDecoder {
   }
 
   static create(paths: ModelPaths): StreamDecoder {
-    const api = loadPocketSphinx();
+    const api = loadPocketSphinx(paths.library);
     const argv = [
       'scribe',
       ...['-hmm', paths.hmm, '-lm', paths.lm, '-dict', paths.dict],

@@ -3,12 +3,10 @@
 // sessions and stays there (its decoder state lives in that thread). Decoding never runs on the event loop: the
 // connection only copies audio bytes into a message (transferred, not cloned) and forwards the results that come back.
 // A worker that dies fails its sessions (the connection closes them with 1011) and is replaced for the next session.
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { primaryLanguage } from '../transcriptions/engine/engine.ts';
-import { loadPocketSphinx } from '../transcriptions/engine/pocketsphinx/binding.ts';
-import { modelPaths } from '../transcriptions/engine/pocketsphinx/engine.ts';
+import { modelPaths, pocketSphinxProblem } from '../transcriptions/engine/pocketsphinx/engine.ts';
 import type { RecognizerEvent, RecognizerOptions } from './recognizer.ts';
 import type { FromStreamWorker, StreamWorkerData, ToStreamWorker } from './stream-worker.ts';
 
@@ -34,6 +32,8 @@ export interface StreamChannel {
 
 export interface StreamEngine {
   readonly available: boolean;
+  /** Why streaming cannot run here and how to fix it (the transcription engine's reason); absent when it can. */
+  readonly unavailable?: string;
   supports(language: string): boolean;
   open(id: string, options: RecognizerOptions, handlers: StreamHandlers): Promise<StreamChannel>;
   /** The live worker threads (for tests that simulate a crash by terminating one, and diagnostics). */
@@ -59,19 +59,16 @@ interface Slot {
 export interface StreamEngineOptions {
   workers?: number;
   modelDir?: string;
+  /** See PocketSphinxFiles.library. */
+  library?: string | undefined;
 }
 
-/** PocketSphinx streaming when its model is installed; otherwise an engine that is not available (503 at create). */
+/** PocketSphinx streaming when it is installed; otherwise an engine that is not available (503 at create). */
 export function createStreamEngine(options: StreamEngineOptions = {}): StreamEngine {
-  const model = modelPaths(options.modelDir);
-  let available = Object.values(model).every((path) => existsSync(path));
-  if (available) {
-    try {
-      loadPocketSphinx(); // on the main thread first: it silences the library's process-wide log
-    } catch {
-      available = false;
-    }
-  }
+  const model = modelPaths(options.modelDir, options.library);
+  // Loads the library on the main thread first when it is there: that silences its process-wide log.
+  const problem = pocketSphinxProblem(model);
+  const available = problem === undefined;
   const size = options.workers ?? availableParallelism();
   const slots: (Slot | undefined)[] = new Array<Slot | undefined>(size).fill(undefined);
   let closed = false;
@@ -129,6 +126,7 @@ export function createStreamEngine(options: StreamEngineOptions = {}): StreamEng
 
   return {
     available,
+    ...(problem ? { unavailable: problem.reason } : {}),
     supports: (language) => available && primaryLanguage(language) === 'en',
     async open(id, recognizerOptions, handlers) {
       if (closed) throw new Error('the stream engine is closed');

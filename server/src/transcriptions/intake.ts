@@ -84,6 +84,11 @@ export function createIntake(deps: IntakeDeps) {
     }
   }
 
+  /** An engine that cannot run here (not installed) is the service's problem: 503 on every route, no task. */
+  function refuseWhenNoEngine(): void {
+    if (engine.unavailable) throw taskFailures.engineMissing(engine.unavailable);
+  }
+
   async function refuseWhenNothingAvailable(account: AccountRow): Promise<void> {
     const row = (await db<AccountRow>('accounts').where({ id: account.id }).first())!;
     if (availableMinor(row) <= 0) throw errors.insufficientBalance('The available balance is zero or below.');
@@ -147,6 +152,7 @@ export function createIntake(deps: IntakeDeps) {
   return {
     /** A task from an uploaded file (sync, or async multipart). The upload is moved into the task's folder. */
     async fromUpload(account: AccountRow, upload: UploadedFile, options: TaskOptions): Promise<JobRow> {
+      refuseWhenNoEngine();
       const sync = options.mode === 'sync';
       const limit = options.limits ?? (sync ? limits.sync : limits.async);
       await checkConcurrency(account);
@@ -178,6 +184,7 @@ export function createIntake(deps: IntakeDeps) {
 
     /** A task from a link: created now, downloaded, probed and reserved by the job. */
     async fromUrl(account: AccountRow, url: string, options: TaskOptions): Promise<JobRow> {
+      refuseWhenNoEngine();
       await checkConcurrency(account);
       await refuseWhenNothingAvailable(account);
       const name = fileNameOf(url);

@@ -25,6 +25,9 @@ export const taskFailures = {
       `The audio is ${Math.round(actual)} s long; at most ${limitSeconds} s (${limitSeconds / 60} min) are accepted here.`,
       'file',
     ),
+  /** The engine cannot run on this machine at all (not installed): refused before anything is reserved. */
+  engineMissing: (reason: string) =>
+    new ApiError(503, 'engine_unavailable', `The transcription engine is not available on this server: ${reason}.`),
   engineUnavailable: () =>
     new ApiError(
       503,

@@ -52,6 +52,11 @@ export interface TranscriptionEngine {
   /** Primary language subtags ("en"), or ["*"] when the engine accepts any language and lets its backend decide. */
   readonly languages: readonly string[];
   readonly kind: 'pocketsphinx' | 'openai-compatible';
+  /**
+   * Why this engine cannot run on this machine and how to fix it (shown to API clients, so it names no file); absent
+   * when it can. An unavailable engine rejects every `transcribe` with `engine_unavailable`.
+   */
+  readonly unavailable?: string;
   /** Whether `language` (any case, region or script subtags allowed: "en-US", "EN_gb") can be transcribed. */
   supports(language: string): boolean;
   transcribe(input: TranscribeInput, options?: TranscribeOptions): Promise<EngineTranscript>;

@@ -25,6 +25,8 @@
 //    back to "_default" gives exactly the unbiased results again (tested). Building it costs ~0.3–0.5 s (a new
 //    lexicon tree over the union vocabulary).
 //  - Logging is process-global, not per decoder, and not thread-safe (see setPocketSphinxLog).
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import koffi from 'koffi';
 
@@ -38,6 +40,11 @@ export interface ModelPaths {
   lm: string;
   /** Pronunciation dictionary. */
   dict: string;
+  /**
+   * The PocketSphinx library file (libpocketsphinx.so.3), its libsphinxbase.so.3 beside it; absent = the system's,
+   * found by the dynamic loader.
+   */
+  library?: string;
 }
 
 /** One entry of the best path of an utterance, frames relative to the utterance, probability in [0, 1]. */
@@ -69,12 +76,13 @@ type Api = ReturnType<typeof declare>;
 let api: Api | undefined;
 
 /**
- * Loads the two shared libraries and declares the functions (once per thread); throws if they are not installed. The
- * first load on the main thread also silences PocketSphinx's log (see setPocketSphinxLog).
+ * Loads the two shared libraries and declares the functions (once per thread: the first call's `library` wins); throws
+ * if they are not installed. The first load on the main thread also silences PocketSphinx's log (see
+ * setPocketSphinxLog).
  */
-export function loadPocketSphinx(): Api {
+export function loadPocketSphinx(library?: string): Api {
   if (!api) {
-    api = declare();
+    api = declare(library);
     if (isMainThread) api.err_set_logfp(null);
   }
   return api;
@@ -93,9 +101,12 @@ export function setPocketSphinxLog(path: string | null): void {
   else if (err_set_logfile(path) < 0) throw new Error(`cannot open the PocketSphinx log ${path}`);
 }
 
-function declare() {
-  const ps = koffi.load('libpocketsphinx.so.3');
-  const sb = koffi.load('libsphinxbase.so.3');
+function declare(library: string | undefined) {
+  // sphinxbase first, from the same folder as a configured library: libpocketsphinx needs it, and the dynamic loader
+  // would otherwise look for it only on the system's paths.
+  const besideLibrary = library && join(dirname(library), 'libsphinxbase.so.3');
+  const sb = koffi.load(besideLibrary && existsSync(besideLibrary) ? besideLibrary : 'libsphinxbase.so.3');
+  const ps = koffi.load(library ?? 'libpocketsphinx.so.3');
   return {
     ps_args: ps.func('void *ps_args()'),
     cmd_ln_parse_r: sb.func('void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)'),
@@ -149,7 +160,7 @@ export class Decoder {
    * -logfn, see setPocketSphinxLog). Throws when the libraries or the model cannot be loaded.
    */
   static create(paths: ModelPaths, options: { extra?: Record<string, string> } = {}): Decoder {
-    const api = loadPocketSphinx();
+    const api = loadPocketSphinx(paths.library);
     const args: Record<string, string> = {
       '-hmm': paths.hmm,
       '-lm': paths.lm,

@@ -231,7 +231,10 @@ test('missing model files are reported at creation', () => {
   } catch (error) {
     assert.instance(error, EngineError);
     assert.is((error as EngineError).code, 'engine_unavailable');
-    assert.match((error as EngineError).message, /\/nonexistent\/model\/en-us/);
+    // The message is shown to API clients: the fix, not the server's paths; the paths are in the cause, for logs.
+    assert.match((error as EngineError).message, /apt-get install libpocketsphinx3 pocketsphinx-en-us/);
+    assert.not.match((error as EngineError).message, /nonexistent/);
+    assert.match(((error as EngineError).cause as Error).message, /\/nonexistent\/model\/en-us/);
   }
 });
 

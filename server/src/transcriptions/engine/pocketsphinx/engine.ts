@@ -27,11 +27,19 @@ import type { PocketSphinxJob, PocketSphinxResult, PocketSphinxWorkerData } from
 /** Where Debian's pocketsphinx-en-us installs the US English model. */
 export const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 
+/** The Debian packages of the engine, and the command that installs them (said wherever the engine is missing). */
+export const POCKETSPHINX_PACKAGES = ['libpocketsphinx3', 'pocketsphinx-en-us'];
+export const POCKETSPHINX_INSTALL_HINT =
+  `install it with \`apt-get install ${POCKETSPHINX_PACKAGES.join(' ')}\` (as root; npm install does it when run ` +
+  'as root) or point SCRIBE_POCKETSPHINX_MODEL_DIR / SCRIBE_POCKETSPHINX_LIBRARY at its files';
+
 export interface PocketSphinxEngineOptions {
   /** Worker threads, i.e. files transcribed at once. Default: os.availableParallelism(). */
   workers?: number;
   /** Directory with `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict`. Default DEFAULT_MODEL_DIR. */
   modelDir?: string;
+  /** The libpocketsphinx.so.3 file; default the system's (see ModelPaths.library). */
+  library?: string;
   /** PocketSphinx's own log, for debugging (default: discarded). Process-wide: the last engine created sets it. */
   logFile?: string;
   segmenter?: SegmenterOptions;
@@ -45,37 +53,53 @@ export interface PocketSphinxEngine extends TranscriptionEngine {
   readonly pool: WorkerPool<PocketSphinxJob, PocketSphinxResult>;
 }
 
-export function modelPaths(modelDir: string = DEFAULT_MODEL_DIR): ModelPaths {
+export function modelPaths(modelDir: string = DEFAULT_MODEL_DIR, library?: string): ModelPaths {
   return {
     hmm: join(modelDir, 'en-us'),
     lm: join(modelDir, 'en-us.lm.bin'),
     dict: join(modelDir, 'cmudict-en-us.dict'),
+    ...(library ? { library } : {}),
   };
+}
+
+/** Why PocketSphinx cannot run here: `reason` names no file (it is shown to API clients), `detail` does (for logs). */
+export interface EngineProblem {
+  reason: string;
+  detail: string;
+}
+
+/**
+ * Checks that the model files exist and the libraries load (on this thread, which also silences their log when it is
+ * the main thread); undefined when the engine can run.
+ */
+export function pocketSphinxProblem(model: ModelPaths): EngineProblem | undefined {
+  const missing = [model.hmm, model.lm, model.dict].filter((path) => !existsSync(path));
+  if (missing.length > 0) {
+    return {
+      reason: `the PocketSphinx speech model is not installed; ${POCKETSPHINX_INSTALL_HINT}`,
+      detail: `PocketSphinx model files not found: ${missing.join(', ')}`,
+    };
+  }
+  try {
+    loadPocketSphinx(model.library);
+  } catch (error) {
+    return {
+      reason: `the PocketSphinx library is not installed; ${POCKETSPHINX_INSTALL_HINT}`,
+      detail: `PocketSphinx libraries cannot be loaded: ${(error as Error).message}`,
+    };
+  }
+  return undefined;
 }
 
 /**
  * Starts the workers (each loads the model in the background). Throws EngineError `engine_unavailable` right away when
- * the libraries or the model files are missing.
+ * the libraries or the model files are missing (its message is the problem's `reason`; `cause` has the detail).
  */
 export function createPocketSphinxEngine(options: PocketSphinxEngineOptions = {}): PocketSphinxEngine {
-  const model = modelPaths(options.modelDir);
-  const missing = Object.values(model).filter((path) => !existsSync(path));
-  if (missing.length > 0) {
-    throw new EngineError(
-      'engine_unavailable',
-      `PocketSphinx model files not found: ${missing.join(', ')} (install pocketsphinx-en-us or set modelDir)`,
-    );
-  }
-  try {
-    loadPocketSphinx();
-    if (options.logFile) setPocketSphinxLog(options.logFile);
-  } catch (error) {
-    throw new EngineError(
-      'engine_unavailable',
-      `PocketSphinx libraries cannot be loaded (install libpocketsphinx3): ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
+  const model = modelPaths(options.modelDir, options.library);
+  const problem = pocketSphinxProblem(model);
+  if (problem) throw new EngineError('engine_unavailable', problem.reason, { cause: new Error(problem.detail) });
+  if (options.logFile) setPocketSphinxLog(options.logFile);
 
   const workerData: PocketSphinxWorkerData = { model };
   if (options.segmenter) workerData.segmenter = options.segmenter;
