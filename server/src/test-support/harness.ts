@@ -15,12 +15,29 @@ import { loadConfig } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
 import { canonicalString, canonicalStringV2, sign } from '../../../test/support/sign-v2.ts';
 import { checkResponse } from './contract-check.ts';
+import { postgresAnswers, startThrowawayPostgres } from './throwaway-postgres.ts';
 
 export type { DatabaseKind };
 export const databaseKinds: readonly DatabaseKind[] = ['sqlite', 'postgres'];
 
-/** The PostgreSQL server the tests need (trust auth); a database is created and dropped per harness. */
+/** The PostgreSQL server the tests use when it answers (trust auth); a database is created and dropped per harness. */
 export const POSTGRES_ADMIN_URL = process.env.SCRIBE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+let postgresServer: Promise<string> | undefined;
+
+/**
+ * The PostgreSQL server the tests create their databases in: the one at POSTGRES_ADMIN_URL when it answers, otherwise
+ * a throwaway one started for this process (npm test starts one for the whole run and hands its URL to every file, so
+ * this only happens when a test file runs on its own). Either way the PostgreSQL variants run.
+ */
+export function postgresAdminUrl(): Promise<string> {
+  return (postgresServer ??= (async () => {
+    if (await postgresAnswers(POSTGRES_ADMIN_URL)) return POSTGRES_ADMIN_URL;
+    const server = await startThrowawayPostgres({ stopOnExit: true });
+    console.log(`No PostgreSQL answers at ${POSTGRES_ADMIN_URL}: started a throwaway one for this test file.`);
+    return server.url;
+  })());
+}
 export const ADMIN_TOKEN = 'test-admin-token-4f8a2c9e1b7d';
 
 /** The server's clock for HMAC skew checks; real time unless a test freezes or shifts it. */
@@ -124,23 +141,20 @@ export interface Harness {
 
 async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `scribe_test_${randomBytes(6).toString('hex')}`;
-  const adminClient = () => new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 5000 });
+  const adminUrl = await postgresAdminUrl();
+  const adminClient = () => new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
   const client = adminClient();
   try {
     await client.connect();
   } catch (error) {
-    throw new Error(
-      `PostgreSQL is unreachable at ${POSTGRES_ADMIN_URL} (${(error as Error).message}). The server tests run on ` +
-        'SQLite and on PostgreSQL; start PostgreSQL on 127.0.0.1:5432 with trust auth for the user postgres.',
-      { cause: error },
-    );
+    throw new Error(`PostgreSQL is unreachable at ${adminUrl} (${(error as Error).message}).`, { cause: error });
   }
   try {
     await client.query(`CREATE DATABASE ${name}`);
   } finally {
     await client.end();
   }
-  const url = new URL(POSTGRES_ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
