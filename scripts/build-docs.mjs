@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { escapeHtml, menu, renderGuides, style } from './render-guides.mjs';
+import { buildPlayground } from '../docs/playground/build-playground.mjs';
 import { redocly, root } from './spec-tools.mjs';
 
 const site = join(root, 'docs/site');
@@ -40,6 +41,7 @@ for (const page of pages) {
 }
 
 const guides = renderGuides(join(root, 'docs/guides'), site);
+await buildPlayground(site, { menu: (prefix, current) => menu(guides, prefix, current), style, externalLoad });
 
 writeFileSync(
   join(site, 'index.html'),
@@ -64,4 +66,6 @@ ${guides.map((g) => `<li><a href="guides/${g.name}.html">${escapeHtml(g.title)}<
 </html>
 `,
 );
-console.log(`docs/site/: ${pages.map((p) => p.file).join(', ')}, index.html, guides/ (${guides.length})`);
+console.log(
+  `docs/site/: ${pages.map((p) => p.file).join(', ')}, index.html, playground.html, guides/ (${guides.length})`,
+);

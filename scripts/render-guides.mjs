@@ -49,7 +49,8 @@ export function menu(guides, prefix, current) {
   const link = (href, text, here) => `<a href="${href}"${here ? ' aria-current="page"' : ''}>${escapeHtml(text)}</a>`;
   return `<nav><a href="${prefix}index.html"><strong>Scribe docs</strong></a>
 <h2>Guides</h2>${guides.map((g) => link(`${prefix}guides/${g.name}.html`, g.title, g.name === current)).join('')}
-<h2>Reference</h2>${link(`${prefix}api.html`, 'HTTP API')}${link(`${prefix}streaming.html`, 'Streaming API')}</nav>`;
+<h2>Reference</h2>${link(`${prefix}api.html`, 'HTTP API')}${link(`${prefix}streaming.html`, 'Streaming API')}
+<h2>Try it</h2>${link(`${prefix}playground.html`, 'Playground', current === 'playground')}</nav>`;
 }
 
 export function renderGuides(dir, site) {

@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: flags a test needs besides these (a fake microphone, for one). */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(chromiumPath)) {
     throw new Error(
       `Chromium not found at ${chromiumPath}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH.`,
@@ -21,6 +22,7 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }
