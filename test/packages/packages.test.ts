@@ -11,6 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { wavOf } from '../../conformance/core/audio.ts';
 import { ADMIN, startServer, stopServer, type Server } from '../../conformance/suites/reference-server.ts';
+import { createAccountOn, startScribe } from '../../server/src/test-support/scribe-process.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const fixtures = new URL('./fixtures/', import.meta.url).pathname;
@@ -284,6 +285,29 @@ packages('the installed scribe-client CLI transcribes (text and SRT) and streams
   assert.is(streamed.code, 0, streamed.stderr);
   assert.match(streamed.stdout, /\] go forward ten meters\n/);
   assert.match(streamed.stdout, /s of audio, 1 min billed, cost /);
+});
+
+packages('the installed CLI prints a chat answer token by token from a real model (the tiny test model)', async (c) => {
+  const model = join(c.work, 'tiny.gguf');
+  const made = await run(process.execPath, [
+    join(root, 'server/bin/scribe.mjs'),
+    'models',
+    'make-tiny',
+    '--out',
+    model,
+  ]);
+  assert.is(made.code, 0, made.stderr);
+  const chatServer = await startScribe('sqlite', { SCRIBE_MINI_MODEL: model, SCRIBE_CHAT_CONTEXT: '256' });
+  try {
+    const key = (await createAccountOn(chatServer.base, 100)).apiKey;
+    const cli = join(c.clientProject, 'node_modules/.bin/scribe-client');
+    const env = { SCRIBE_BASE_URL: chatServer.base, SCRIBE_API_KEY: key };
+    const answer = await run(cli, ['chat', 'Hello', '--max-tokens', '12'], { env });
+    assert.is(answer.code, 0, answer.stderr);
+    assert.ok(answer.stdout.trim().length > 0, 'the streamed tokens were printed');
+  } finally {
+    await chatServer.stop();
+  }
 });
 
 packages('the CLI reports bad input as one line and a non-zero exit', async (c) => {
