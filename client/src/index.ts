@@ -25,6 +25,7 @@ export {
   type WebhookHeaders,
 } from './verify-webhook.ts';
 export { signV2Request, v2CanonicalString, type V2Credentials } from './sign-v2-request.ts';
+export { ChatStreamError, streamChatCompletion } from './stream-chat-completion.ts';
 export { waitForTranscription, type WaitForTranscriptionOptions } from './wait-for-transcription.ts';
 export {
   connectStream,
