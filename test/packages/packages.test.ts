@@ -101,6 +101,24 @@ function nativeSigns(folder: string): string[] {
   return signs;
 }
 
+/** Compiles `consumer.mts` of a project the way a strict TypeScript user would (into `out/`); fails on any error. */
+async function compileStrict(project: string, extra: Record<string, unknown> = {}) {
+  const compilerOptions = {
+    target: 'ES2023',
+    lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    types: ['node'],
+    outDir: 'out',
+    ...extra,
+  };
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.mts'] }));
+  const compiled = await run(process.execPath, [tsc, '-p', project]);
+  assert.is(compiled.code, 0, compiled.stdout);
+}
+
 /** A fresh account with a v3 key and a key pair (each test its own, so one test's calls never rate-limit another). */
 async function newAccount(server: Server) {
   const created = await fetch(`${server.baseUrl}/admin/accounts`, {
@@ -211,26 +229,7 @@ packages('a strict TypeScript consumer of scribe-client uses every helper agains
   const types = await npm(['install', '--no-save', PINNED.typesNode, PINNED.typesWs], project);
   assert.is(types.code, 0, types.stderr);
   writeFileSync(join(project, 'consumer.mts'), readFileSync(join(fixtures, 'client-consumer.mts')));
-  writeFileSync(
-    join(project, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        target: 'ES2023',
-        lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        strict: true,
-        noImplicitAny: true,
-        noUncheckedIndexedAccess: true,
-        skipLibCheck: false,
-        types: ['node'],
-        outDir: 'out',
-      },
-      files: ['consumer.mts'],
-    }),
-  );
-  const compiled = await run(process.execPath, [tsc, '-p', project]);
-  assert.is(compiled.code, 0, compiled.stdout);
+  await compileStrict(project, { skipLibCheck: false });
   const result = await run(process.execPath, [join(project, 'out/consumer.mjs')], {
     cwd: project,
     env: {
@@ -347,24 +346,7 @@ packages(
       );
       assert.is(generated.code, 0, generated.stderr);
       writeFileSync(join(project, 'consumer.mts'), readFileSync(join(fixtures, 'openapi-fetch-consumer.mts')));
-      writeFileSync(
-        join(project, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            target: 'ES2023',
-            lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            strict: true,
-            noUncheckedIndexedAccess: true,
-            types: ['node'],
-            outDir: 'out',
-          },
-          files: ['consumer.mts'],
-        }),
-      );
-      const compiled = await run(process.execPath, [tsc, '-p', project]);
-      assert.is(compiled.code, 0, compiled.stdout);
+      await compileStrict(project);
       const result = await run(process.execPath, [join(project, 'out/consumer.mjs')], {
         cwd: project,
         env: { SCRIBE_BASE_URL: c.server!.baseUrl, SCRIBE_API_KEY: (await newAccount(c.server!)).apiKey },
