@@ -6628,7 +6628,7 @@ export const TranscriptionFailedEventSchema = {
 
 export const StreamSessionConfigSchema = {
     title: 'StreamSessionConfig',
-    description: 'The `session` frame: the first text frame a client sends on a stream connection. It carries the recognition\nsettings that the HTTP request does not (the interface document: "Language, diarization and other parameters are\nsent as the first WebSocket message, which has `type` = `session`"). Only `type` is required; every other field\ntakes its default. The server answers with `session.started`, which echoes the applied values. Extension: the\nfields beyond `type`, `language` and `diarization` (`sample_rate`, `encoding`, `interim_results`,\n`word_timestamps`) and their defaults; `language` defaults to `ru`, the default of the common v3 transcription\nparameters. An invalid value closes the connection with 4400.\n',
+    description: 'The `session` frame: the first text frame a client sends on a stream connection. It carries the recognition\nsettings that the HTTP request does not (the interface document: "Language, diarization and other parameters are\nsent as the first WebSocket message, which has `type` = `session`"). Only `type` is required; every other field\ntakes its default. The server answers with `session.started`, which echoes the applied values. Extension: the\nfields beyond `type`, `language` and `diarization` (`sample_rate`, `encoding`, `interim_results`,\n`word_timestamps`, `endpointing`) and their defaults; `language` defaults to `ru`, the default of the common v3 transcription\nparameters. An invalid value closes the connection with 4400.\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -6696,6 +6696,26 @@ export const StreamSessionConfigSchema = {
             examples: [
                 true
             ]
+        },
+        endpointing: {
+            oneOf: [
+                {
+                    type: 'integer',
+                    minimum: 10,
+                    maximum: 10000,
+                    description: 'Milliseconds of silence after speech that end an utterance.'
+                },
+                {
+                    type: 'boolean',
+                    const: false,
+                    description: 'No silence ends an utterance.'
+                }
+            ],
+            default: 300,
+            description: 'Extension (the parameter and its meaning follow Deepgram\'s streaming API): how many milliseconds of silence\nafter speech end an utterance, so that its `transcript.final` is sent; default 300. The silence is counted from\nthe end of the last recognised word once a voice activity detector (energy against the room\'s noise floor) hears\nno speech either, so a final arrives about this long after the last word plus the time the client takes to send\nthat audio. Lower values answer sooner but split utterances at the pauses inside a sentence (at 100 ms, even\nbetween words); higher values keep longer sentences together. `false`: silence never ends an utterance; finals come only on `finalize`, on `end` and for\nevery 20 s of continuous speech.\n',
+            examples: [
+                300
+            ]
         }
     },
     examples: [
@@ -6706,7 +6726,8 @@ export const StreamSessionConfigSchema = {
             sample_rate: 16000,
             encoding: 'pcm_s16le',
             interim_results: true,
-            word_timestamps: true
+            word_timestamps: true,
+            endpointing: 300
         }
     ]
 } as const;
@@ -6834,7 +6855,8 @@ export const StreamSessionStartedSchema = {
                 sample_rate: 16000,
                 encoding: 'pcm_s16le',
                 interim_results: true,
-                word_timestamps: true
+                word_timestamps: true,
+                endpointing: 300
             }
         }
     ]
@@ -6851,7 +6873,8 @@ export const StreamAppliedConfigSchema = {
         'sample_rate',
         'encoding',
         'interim_results',
-        'word_timestamps'
+        'word_timestamps',
+        'endpointing'
     ],
     properties: {
         language: {
@@ -6901,6 +6924,25 @@ export const StreamAppliedConfigSchema = {
             examples: [
                 true
             ]
+        },
+        endpointing: {
+            oneOf: [
+                {
+                    type: 'integer',
+                    minimum: 10,
+                    maximum: 10000,
+                    description: 'Milliseconds of silence after speech that end an utterance.'
+                },
+                {
+                    type: 'boolean',
+                    const: false,
+                    description: 'No silence ends an utterance.'
+                }
+            ],
+            description: 'Milliseconds of silence that end an utterance, or `false` when only `finalize`, `end` and the 20 s limit do.',
+            examples: [
+                300
+            ]
         }
     },
     examples: [
@@ -6910,7 +6952,8 @@ export const StreamAppliedConfigSchema = {
             sample_rate: 16000,
             encoding: 'pcm_s16le',
             interim_results: true,
-            word_timestamps: true
+            word_timestamps: true,
+            endpointing: 300
         }
     ]
 } as const;

@@ -3061,7 +3061,7 @@ export type TranscriptionFailedEvent = {
  * sent as the first WebSocket message, which has `type` = `session`"). Only `type` is required; every other field
  * takes its default. The server answers with `session.started`, which echoes the applied values. Extension: the
  * fields beyond `type`, `language` and `diarization` (`sample_rate`, `encoding`, `interim_results`,
- * `word_timestamps`) and their defaults; `language` defaults to `ru`, the default of the common v3 transcription
+ * `word_timestamps`, `endpointing`) and their defaults; `language` defaults to `ru`, the default of the common v3 transcription
  * parameters. An invalid value closes the connection with 4400.
  *
  */
@@ -3098,6 +3098,17 @@ export type StreamSessionConfig = {
      * Add `words` with per-word timing to every `transcript.final`.
      */
     word_timestamps?: boolean;
+    /**
+     * Extension (the parameter and its meaning follow Deepgram's streaming API): how many milliseconds of silence
+     * after speech end an utterance, so that its `transcript.final` is sent; default 300. The silence is counted from
+     * the end of the last recognised word once a voice activity detector (energy against the room's noise floor) hears
+     * no speech either, so a final arrives about this long after the last word plus the time the client takes to send
+     * that audio. Lower values answer sooner but split utterances at the pauses inside a sentence (at 100 ms, even
+     * between words); higher values keep longer sentences together. `false`: silence never ends an utterance; finals come only on `finalize`, on `end` and for
+     * every 20 s of continuous speech.
+     *
+     */
+    endpointing?: number | false;
 };
 
 /**
@@ -3208,6 +3219,10 @@ export type StreamAppliedConfig = {
      * Whether `transcript.final` frames carry `words`.
      */
     word_timestamps: boolean;
+    /**
+     * Milliseconds of silence that end an utterance, or `false` when only `finalize`, `end` and the 20 s limit do.
+     */
+    endpointing: number | false;
 };
 
 /**

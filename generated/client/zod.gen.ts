@@ -1933,7 +1933,7 @@ export const zTranscriptionFailedEvent = z.object({
  * sent as the first WebSocket message, which has `type` = `session`"). Only `type` is required; every other field
  * takes its default. The server answers with `session.started`, which echoes the applied values. Extension: the
  * fields beyond `type`, `language` and `diarization` (`sample_rate`, `encoding`, `interim_results`,
- * `word_timestamps`) and their defaults; `language` defaults to `ru`, the default of the common v3 transcription
+ * `word_timestamps`, `endpointing`) and their defaults; `language` defaults to `ru`, the default of the common v3 transcription
  * parameters. An invalid value closes the connection with 4400.
  *
  */
@@ -1944,7 +1944,11 @@ export const zStreamSessionConfig = z.object({
     sample_rate: z.int().gte(8000).lte(48000).optional().default(16000),
     encoding: z.enum(['pcm_s16le']).optional(),
     interim_results: z.boolean().optional().default(true),
-    word_timestamps: z.boolean().optional().default(true)
+    word_timestamps: z.boolean().optional().default(true),
+    endpointing: z.union([
+        z.int().gte(10).lte(10000),
+        z.literal(false)
+    ]).optional().default(300)
 });
 
 /**
@@ -2008,7 +2012,11 @@ export const zStreamAppliedConfig = z.object({
     sample_rate: z.int().gte(8000).lte(48000),
     encoding: z.enum(['pcm_s16le']),
     interim_results: z.boolean(),
-    word_timestamps: z.boolean()
+    word_timestamps: z.boolean(),
+    endpointing: z.union([
+        z.int().gte(10).lte(10000),
+        z.literal(false)
+    ])
 });
 
 /**

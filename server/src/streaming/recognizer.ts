@@ -1,14 +1,19 @@
-// One stream session's recognition, inside a stream worker: resamples the audio to 16 kHz, finds utterances by energy
-// and feeds only those to its streaming decoder (silence costs no decoding), and turns what the decoder says into the
-// protocol's results:
-//  - an utterance starts after 30 ms above the speech threshold, with the 300 ms before it fed too (pre-roll), and
-//    ends after `endSilence` below it (or at `maxUtterance`): then a `transcript.final` covers the span from the end
-//    of the previous final to here, so consecutive finals never overlap and leave no gap;
-//  - while an utterance runs, a `transcript.partial` goes out for every `partialInterval` of audio (so ≤ 500 ms apart
-//    at real-time pace), with the decoder's running hypothesis;
+// One stream session's recognition, inside a stream worker: resamples the audio to 16 kHz, finds utterances with a
+// frame-level voice activity detector and feeds only those to its streaming decoder (silence costs no decoding), and
+// turns what the decoder says into the protocol's results:
+//  - an utterance starts after 30 ms above the speech threshold, with the 300 ms before it fed too (pre-roll);
+//  - it ends when `endpointing` ms (the session's setting) have passed since the end of the last word the decoder
+//    found and the energy has been quiet for 30 ms, or after `endpointing` ms below the speech threshold, or at
+//    `maxUtterance`: then a `transcript.final` covers the span from the end of the previous final to here, so
+//    consecutive finals never overlap and leave no gap. Of the silence only the first 300 ms are fed (the tail);
+//  - ending costs one ps_end_utt: every frame up to the pause was decoded as it arrived (the partials read that running
+//    search), so the final is the search's best path, not a second decode of the utterance;
+//  - while an utterance runs, a `transcript.partial` goes out for every `partialInterval` of audio (200 ms: two 100 ms
+//    chunks), with the decoder's running hypothesis;
 //  - `finalize` ends the span now (an empty final when it holds no speech), `end` does the same when audio is left.
-// The speech threshold follows the noise floor of the energy smoothed over 50 ms: 12 dB above it (never below 35 dB ≈ -55 dBFS); the floor falls fast
-// towards quieter frames and rises 2 dB a second, so it tracks a changing room without taking speech for noise.
+// The speech threshold follows the noise floor of the energy smoothed over 50 ms: 12 dB above it (never below 35 dB ≈
+// -55 dBFS); the floor falls fast towards quieter frames and rises 2 dB a second, so it tracks a changing room without
+// taking speech for noise.
 // Positions are seconds of session audio, from the 16 kHz sample count (the resampler's delay is one sample).
 import type { StreamTranscriptFinal, StreamTranscriptPartial } from '../../../generated/client/types.gen.ts';
 import { roundTime } from '../transcriptions/engine/engine.ts';
@@ -23,6 +28,8 @@ export interface UtteranceDecoder {
   start(): void;
   feed(pcm: Int16Array): void;
   hypothesis(): string;
+  /** Seconds from the utterance's start to the end of the last word found so far (undefined: none yet). */
+  lastWordEnd(): number | undefined;
   finish(): FinishedUtterance;
 }
 
@@ -30,22 +37,35 @@ export interface RecognizerOptions {
   sampleRate: number;
   interimResults: boolean;
   wordTimestamps: boolean;
-  /** Seconds of audio between partials. Default 0.3. */
+  /** Seconds of audio between partials. Default 0.2. */
   partialInterval?: number;
-  /** Seconds of silence that end an utterance. Default 0.5. */
-  endSilence?: number;
+  /** Milliseconds of silence that end an utterance, or false: only finalize, end and maxUtterance do. Default 300. */
+  endpointing?: number | false;
   /** Seconds of audio before the detected speech start that are fed too. Default 0.3. */
   preRoll?: number;
   /** Seconds: an utterance this long is ended even without a pause. Default 20. */
   maxUtterance?: number;
 }
 
-const FRAME = TARGET_RATE / 100; // 10 ms
+const FRAME_MS = 10;
+const FRAME = (TARGET_RATE * FRAME_MS) / 1000;
 const SPEECH_START_FRAMES = 3;
 const SMOOTHING_FRAMES = 5;
 const MIN_SPEECH_DB = 35;
 const ABOVE_FLOOR_DB = 12;
 const FLOOR_RISE_PER_FRAME = 0.02;
+/** The contract's default of `endpointing` (StreamSessionConfig); the server always passes the applied value. */
+const DEFAULT_ENDPOINTING_MS = 300;
+const DEFAULT_PARTIAL_INTERVAL = 0.2;
+/** Frames of silence after speech that the decoder gets (the word's fading end, the search's closing silence). */
+const TAIL_FRAMES = 30;
+/**
+ * The decoder's word end is trusted once the energy has stayed this many frames under the floor + QUIET_ABOVE_FLOOR_DB
+ * (looser than the speech threshold: a word's fading end is quiet, the word being spoken is not), or under halfway
+ * between the floor and the utterance's loudest energy when that is lower (a quiet speaker's words stay speech).
+ */
+const QUIET_FRAMES = 3;
+const QUIET_ABOVE_FLOOR_DB = 18;
 
 export class Recognizer {
   private readonly resampler: Resampler;
@@ -59,10 +79,16 @@ export class Recognizer {
   private speech = false;
   private speechRun = 0;
   private silenceRun = 0;
+  /** Frames in a row with the energy low enough for a word's fading end (see QUIET_FRAMES). */
+  private quietRun = 0;
+  /** The loudest smoothed energy of the running utterance (dB). */
+  private level = 0;
   private utteranceStart = 0;
   private lastPartial = 0;
   /** Recent frames while not in an utterance (the pre-roll). */
   private recent: Int16Array[] = [];
+  /** Silent frames of the current utterance after its tail, fed only if speech resumes. */
+  private held: Int16Array[] = [];
   /** Frames of the current utterance not yet fed (fed once per push: fewer native calls). */
   private toFeed: Int16Array[] = [];
   /** Power of the last frames (the energy is smoothed over them). */
@@ -77,8 +103,8 @@ export class Recognizer {
     this.o = {
       interimResults: options.interimResults,
       wordTimestamps: options.wordTimestamps,
-      partialInterval: options.partialInterval ?? 0.3,
-      endSilence: options.endSilence ?? 0.5,
+      partialInterval: options.partialInterval ?? DEFAULT_PARTIAL_INTERVAL,
+      endpointing: options.endpointing ?? DEFAULT_ENDPOINTING_MS,
       preRoll: options.preRoll ?? 0.3,
       maxUtterance: options.maxUtterance ?? 20,
     };
@@ -103,6 +129,7 @@ export class Recognizer {
     for (let offset = 0; offset < whole; offset += FRAME) this.frame(pcm.subarray(offset, offset + FRAME), events);
     this.carry = pcm.slice(whole);
     this.flushFeed();
+    if (this.speechEnded()) events.push(this.close());
     if (
       this.speech &&
       this.o.interimResults &&
@@ -153,6 +180,8 @@ export class Recognizer {
       if (this.speechRun >= SPEECH_START_FRAMES) {
         this.speech = true;
         this.silenceRun = 0;
+        this.quietRun = 0;
+        this.level = energy;
         const fed = this.recent.reduce((n, f) => n + f.length, 0);
         this.utteranceStart = start + frame.length - fed;
         this.lastPartial = this.position;
@@ -162,11 +191,32 @@ export class Recognizer {
       }
       return;
     }
-    this.toFeed.push(frame);
+    this.level = Math.max(this.level, energy);
+    const quietAbove = Math.min(QUIET_ABOVE_FLOOR_DB, (this.level - this.floor) / 2);
+    this.quietRun = energy < Math.max(this.floor + quietAbove, MIN_SPEECH_DB) ? this.quietRun + 1 : 0;
     this.silenceRun = loud ? 0 : this.silenceRun + 1;
-    const ended = this.silenceRun * FRAME >= this.o.endSilence * TARGET_RATE;
+    // Silence past the tail waits: fed when speech resumes (word times count every frame), dropped when the
+    // utterance ends, so a longer `endpointing` neither costs decoding nor moves the running cepstral mean.
+    if (loud || this.silenceRun <= TAIL_FRAMES) {
+      this.toFeed.push(...this.held, frame);
+      this.held = [];
+    } else this.held.push(frame);
+    const ended = this.o.endpointing !== false && this.silenceRun * FRAME_MS >= this.o.endpointing;
     const tooLong = this.position - this.utteranceStart >= this.o.maxUtterance * TARGET_RATE;
     if (ended || tooLong) events.push(this.close());
+  }
+
+  /**
+   * Whether `endpointing` ms have passed since the end of the last word the decoder found, now that the energy has
+   * been low for a moment too. The energy alone hears a word's fading end (a final "s", breath, the room's echo) as
+   * speech for another 0.1–0.3 s after the decoder has put it into the closing silence; the decoder alone takes the
+   * word it is in the middle of for finished, so the two together answer that much sooner without cutting a word.
+   */
+  private speechEnded(): boolean {
+    if (!this.speech || this.o.endpointing === false || this.quietRun < QUIET_FRAMES) return false;
+    const lastWordEnd = this.decoder.lastWordEnd();
+    if (lastWordEnd === undefined) return false;
+    return this.position / TARGET_RATE - (this.utteranceStart / TARGET_RATE + lastWordEnd) >= this.o.endpointing / 1000;
   }
 
   private flushFeed(): void {
@@ -185,7 +235,7 @@ export class Recognizer {
   /** The samples of an incomplete frame count at finalize/end (they are audio the client sent). */
   private absorbCarry(): void {
     if (this.carry.length === 0) return;
-    if (this.speech) this.toFeed.push(this.carry);
+    if (this.speech) (this.held.length > 0 ? this.held : this.toFeed).push(this.carry);
     this.position += this.carry.length;
     this.carry = new Int16Array(0);
   }
@@ -204,6 +254,7 @@ export class Recognizer {
     this.speechRun = 0;
     this.silenceRun = 0;
     this.recent = [];
+    this.held = [];
     this.spanStart = this.position;
     const final: StreamTranscriptFinal = {
       type: 'transcript.final',

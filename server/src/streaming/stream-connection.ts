@@ -159,6 +159,7 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
           sampleRate: settings.sample_rate,
           interimResults: settings.interim_results,
           wordTimestamps: settings.word_timestamps,
+          endpointing: settings.endpointing,
         },
         {
           onEvents: onResults,

@@ -32,6 +32,7 @@
 //    view (cepstrum size 13 in both structs, cmn_live_get() equal to the mean read), and a decoder whose check fails
 //    is not reused (see `resettable`).
 import koffi from 'koffi';
+import { cleanWord } from '../transcriptions/engine/pocketsphinx/words.ts';
 import {
   loadPocketSphinx,
   type DecodedSegment,
@@ -39,6 +40,8 @@ import {
 } from '../transcriptions/engine/pocketsphinx/binding.ts';
 
 type Pointer = bigint | null;
+
+const FRAMES_PER_SECOND = 100;
 
 const FEAT_CEPSIZE = 0x10;
 const FEAT_CMN_TYPE = 0x44;
@@ -178,6 +181,18 @@ export class StreamDecoder {
     return (this.api.ps_get_hyp(this.live(), [0]) as string | null) ?? '';
   }
 
+  /**
+   * Seconds from the utterance's first sample to the end of the last word of the running search's best path
+   * (fillers and silences are not words), or undefined before any word. Read-only: a backtrace of the search so far,
+   * with the frames of the words it has finished (a word still being spoken is not in it yet).
+   */
+  lastWordEnd(): number | undefined {
+    if (!this.inUtterance) return undefined;
+    const words = this.bestPath().filter((s) => cleanWord(s.word) !== undefined);
+    const last = words.at(-1);
+    return last === undefined ? undefined : (last.endFrame + 1) / FRAMES_PER_SECOND;
+  }
+
   /** Ends the utterance; segment frames are relative to its first sample. */
   finish(): FinishedUtterance {
     const { api } = this;
@@ -186,6 +201,15 @@ export class StreamDecoder {
     this.inUtterance = false;
     if (api.ps_end_utt(ps) < 0) throw new Error('ps_end_utt failed');
     const hypothesis = (api.ps_get_hyp(ps, [0]) as string | null) ?? '';
+    const segments = this.bestPath();
+    this.framesFed += this.utteranceFrames;
+    return { segments, hypothesis };
+  }
+
+  /** The best path's segments (of the ended utterance, or of the search so far), frames from the utterance's start. */
+  private bestPath(): DecodedSegment[] {
+    const { api } = this;
+    const ps = this.live();
     const logmath = api.ps_get_logmath(ps) as Pointer;
     const raw: DecodedSegment[] = [];
     for (let seg = api.ps_seg_iter(ps) as Pointer; seg !== null; seg = api.ps_seg_next(seg) as Pointer) {
@@ -200,15 +224,12 @@ export class StreamDecoder {
         probability: Math.min(1, Math.max(0, Number.isFinite(probability) ? probability : 0)),
       });
     }
-    const fallback = Math.round(this.framesFed);
-    this.framesFed += this.utteranceFrames;
-    const origin = raw[0]?.word === '<s>' ? raw[0].startFrame : fallback;
-    const segments = raw.map((s) => ({
+    const origin = raw[0]?.word === '<s>' ? raw[0].startFrame : Math.round(this.framesFed);
+    return raw.map((s) => ({
       ...s,
       startFrame: Math.max(0, s.startFrame - origin),
       endFrame: Math.max(0, s.endFrame - origin),
     }));
-    return { segments, hypothesis };
   }
 
   free(): void {

@@ -121,6 +121,7 @@ for (const kind of databaseKinds) {
       encoding: 'pcm_s16le',
       interim_results: true,
       word_timestamps: true,
+      endpointing: 300,
     });
     assert.is(started.session_id, created.session_id);
     await client.stream(GOFORWARD);
@@ -173,7 +174,13 @@ for (const kind of databaseKinds) {
   test('8 kHz audio is resampled; finalize answers one final, an empty one when no audio came since', async () => {
     const h = harness();
     const a = await h.provision({ balance: 100 });
-    const { client } = await open(h, a, { type: 'session', language: 'en', sample_rate: 8000, interim_results: false });
+    const { client } = await open(h, a, {
+      type: 'session',
+      language: 'en',
+      sample_rate: 8000,
+      interim_results: false,
+      endpointing: false, // finals only when asked for
+    });
     await client.stream(atRate(GOFORWARD, 8000), { sampleRate: 8000, realTime: false });
     client.send({ type: 'finalize' });
     const final = await client.next('transcript.final');
@@ -264,7 +271,7 @@ for (const kind of databaseKinds) {
     assert.is((await money(h, a.id)).balance, 100 * 100, 'nothing charged');
   });
 
-  test('an invalid session frame: bad sample rate, unknown field, unsupported language → 4400 naming the field', async () => {
+  test('an invalid session frame: bad sample rate, unknown field, endpointing out of range or true, unsupported language → 4400 naming the field', async () => {
     const h = harness();
     const a = await h.provision({ balance: 100 });
     const cases: [object, string, string][] = [
@@ -272,6 +279,8 @@ for (const kind of databaseKinds) {
       [{ type: 'session', language: 'en', sample_rate: 48001 }, 'invalid_parameter', 'sample_rate'],
       [{ type: 'session', language: 'en', encoding: 'opus' }, 'invalid_parameter', 'encoding'],
       [{ type: 'session', language: 'en', colour: 'red' }, 'invalid_parameter', 'colour'],
+      [{ type: 'session', language: 'en', endpointing: 5 }, 'invalid_parameter', 'endpointing'],
+      [{ type: 'session', language: 'en', endpointing: true }, 'invalid_parameter', 'endpointing'],
       [{ type: 'session' }, 'unsupported_language', 'language'],
     ];
     for (const [frame, code, param] of cases) {
@@ -282,6 +291,36 @@ for (const kind of databaseKinds) {
       assert.is((await client.closed).code, 4400);
       assertClean(client);
     }
+  });
+
+  test('endpointing: echoed in session.started; false gives no final by silence, only at end', async () => {
+    const h = harness();
+    const a = await h.provision({ balance: 100 });
+    const pause = GOFORWARD.subarray(0, 0.4 * 16_000 * 2); // the room before the speaker starts
+    const twice = Buffer.concat([GOFORWARD, pause, pause, GOFORWARD, pause, pause]);
+    const off = await open(h, a, { type: 'session', language: 'en', endpointing: false, interim_results: false });
+    assert.is(off.started.config.endpointing, false);
+    await off.client.stream(twice, { realTime: false });
+    await off.client.end();
+    // One final, the one `end` asks for: the 0.8 s pause ended no utterance.
+    assert.equal(
+      off.client.of('transcript.final').map((f) => f.text),
+      ['go forward ten meters go forward ten meters'],
+    );
+    assertClean(off.client);
+
+    const on = await open(h, a, { type: 'session', language: 'en', endpointing: 200, interim_results: false });
+    assert.is(on.started.config.endpointing, 200);
+    await on.client.stream(twice, { realTime: false });
+    await on.client.end();
+    assert.equal(
+      on.client
+        .of('transcript.final')
+        .filter((f) => f.text !== '')
+        .map((f) => f.text),
+      ['go forward ten meters', 'go forward ten meters'],
+    );
+    assertClean(on.client);
   });
 
   test('a second session frame is a non-fatal error; keepalive keeps an idle session open; silence → 4408', async () => {
@@ -506,7 +545,7 @@ for (const kind of databaseKinds) {
         env: { ...process.env, SCRIBE_API_KEY: a.apiKey },
         timeout: 60_000,
       });
-      assert.match(stdout, /\[0\.00–2\.79\] go forward [a-z ]+\n/);
+      assert.match(stdout, /\[0\.00–2\.\d\d\] go forward [a-z ]+\n/); // the final comes by silence, before the end
       assert.match(stdout, /2\.79 s of audio, 1 min billed, cost 2\n/);
       assert.equal(await money(h, a.id), { balance: 100 * 100 - PRICE, reserved: 0 });
     });
