@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { createApp } from '../server/src/app.ts';
 import { loadConfig } from '../server/src/config.ts';
 import { createTranscriptionStore, toTranscription } from '../server/src/transcriptions/store.ts';
+import { writeBenchResult } from './result.ts';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
@@ -118,8 +119,18 @@ for (const r of results)
   console.log(
     `${r.name.padEnd(26)} median ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (rounds: ${r.each})`,
   );
-console.log(
-  `ratio of medians (scribe / bare): ${(results[1]!.rps / results[0]!.rps).toFixed(2)}  (target ≥ 0.6, scribe p99 < 15 ms)`,
-);
+const ratio = results[1]!.rps / results[0]!.rps;
+const p99Ratio = results[1]!.p99 / results[0]!.p99;
+console.log(`ratio of medians (scribe / bare): ${ratio.toFixed(2)}  (target ≥ 0.8)`);
+console.log(`p99 scribe / bare: ${results[1]!.p99} / ${results[0]!.p99} ms = ${p99Ratio.toFixed(2)}  (target ≤ 1.25)`);
+writeBenchResult('http', [
+  { benchmark: 'http: req/s, scribe / bare Koa', measured: ratio.toFixed(2), target: '≥ 0.8', met: ratio >= 0.8 },
+  {
+    benchmark: 'http: p99, scribe / bare Koa',
+    measured: `${p99Ratio.toFixed(2)} (${results[1]!.p99} / ${results[0]!.p99} ms)`,
+    target: '≤ 1.25',
+    met: p99Ratio <= 1.25,
+  },
+]);
 bareServer.close();
 await app.close();

@@ -3,6 +3,7 @@ import knex, { type Knex } from 'knex';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
+import { attachReadConnection } from './hot-reads.ts';
 import { migrationSource } from './migrations.ts';
 import { rememberPreparedStatements } from './statement-cache.ts';
 
@@ -18,9 +19,10 @@ export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): D
     return knex({ client: 'pg', connection: config.databaseUrl, pool: { min: 0, max: 10 } });
   }
   mkdirSync(config.dataDir, { recursive: true });
-  return knex({
+  const filename = join(config.dataDir, 'scribe.sqlite');
+  const db = knex({
     client: 'better-sqlite3',
-    connection: { filename: join(config.dataDir, 'scribe.sqlite') },
+    connection: { filename },
     useNullAsDefault: true,
     pool: {
       afterCreate: (
@@ -28,12 +30,20 @@ export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): D
         done: (err: Error | null, conn: unknown) => void,
       ) => {
         conn.pragma('journal_mode = WAL');
+        // Durability kept: with WAL, NORMAL syncs the log at checkpoints instead of at every commit. A crash of the
+        // process (kill -9 included) loses no committed transaction (the log is in the OS's hands once written); a
+        // power loss or OS crash may lose the last transactions before the checkpoint but never corrupts the
+        // database. FULL cost 5–8 ms of fsync per commit on the event loop (the job queue commits several times per
+        // task and every progress step), against ≈ 0.05 ms now.
+        conn.pragma('synchronous = NORMAL');
         conn.pragma('foreign_keys = ON');
         conn.pragma('busy_timeout = 5000');
         done(null, rememberPreparedStatements(conn));
       },
     },
   });
+  attachReadConnection(db, filename);
+  return db;
 }
 
 export async function migrateToLatest(db: Database): Promise<void> {

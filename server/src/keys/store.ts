@@ -2,6 +2,7 @@
 import type { ApiKey } from '../../../generated/client/types.gen.ts';
 import type { AccountRow } from '../accounts/store.ts';
 import type { Database } from '../db/database.ts';
+import { hotRead } from '../db/hot-reads.ts';
 import { now, toIso, toIsoOrNull } from '../db/rows.ts';
 import { paginate, type Page } from '../http/pagination.ts';
 
@@ -34,7 +35,27 @@ export const toApiKey = (row: ApiKeyRow): ApiKey => ({
   revoked_at: toIsoOrNull(row.revoked_at),
 });
 
+/** A key with its account as one row: the account's columns and the key's under `key_` names. */
+type KeyWithAccountRow = AccountRow & {
+  key_id: string;
+  key_name: string | null;
+  key_prefix: string;
+  key_secret_hash: string;
+  key_created_at: string | Date;
+  key_last_used_at: string | Date | null;
+  key_revoked_at: string | Date | null;
+};
+
 export function createKeyStore(db: Database) {
+  // Runs for every Bearer key the credential cache does not hold: fixed SQL, no query building per call.
+  const findKeyWithAccount = hotRead<KeyWithAccountRow>(
+    db,
+    `SELECT accounts.*, api_keys.id AS key_id, api_keys.name AS key_name, api_keys.prefix AS key_prefix,
+        api_keys.secret_hash AS key_secret_hash, api_keys.created_at AS key_created_at,
+        api_keys.last_used_at AS key_last_used_at, api_keys.revoked_at AS key_revoked_at
+      FROM api_keys INNER JOIN accounts ON accounts.id = api_keys.account_id
+      WHERE api_keys.prefix = ? LIMIT 1`,
+  );
   return {
     async insertApiKey(row: ApiKeyRow, trx: Database = db): Promise<void> {
       await trx('api_keys').insert(row);
@@ -49,18 +70,7 @@ export function createKeyStore(db: Database) {
     },
     /** The key of a prefix together with its account, in one query (this runs on every v3 request). */
     async findApiKeyWithAccount(prefix: string): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
-      const row = await db('api_keys')
-        .join('accounts', 'accounts.id', 'api_keys.account_id')
-        .where('api_keys.prefix', prefix)
-        .first('accounts.*', {
-          key_id: 'api_keys.id',
-          key_name: 'api_keys.name',
-          key_prefix: 'api_keys.prefix',
-          key_secret_hash: 'api_keys.secret_hash',
-          key_created_at: 'api_keys.created_at',
-          key_last_used_at: 'api_keys.last_used_at',
-          key_revoked_at: 'api_keys.revoked_at',
-        });
+      const row = await findKeyWithAccount(prefix);
       if (!row) return undefined;
       const {
         key_id,

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../http/api-error.ts';
-import { decodeToPcm, ffmpegPath, probeMedia } from './ffmpeg.ts';
+import { decodeToPcm, ffmpegPath, probeMedia, startDecode } from './ffmpeg.ts';
 
 const run = promisify(execFile);
 const SPEECH = '/usr/share/pocketsphinx/test/data/goforward.raw';
@@ -101,6 +101,75 @@ for (const [name, format] of Object.entries(expectedFormats)) {
     rmSync(out);
   });
 }
+
+for (const name of Object.keys(expectedFormats)) {
+  test(`${name}: one ffmpeg run (startDecode) gives the same probe and PCM as probeMedia + decodeToPcm`, async () => {
+    const out = join(dir, `${name}.once.pcm`);
+    const running = startDecode(join(dir, name), out);
+    const [info, pcm] = await Promise.all([running.probed, running.decoded]);
+    const separate = await probeMedia(join(dir, name));
+    assert.is(info.format, separate.format);
+    assert.is(info.hasAudio, true);
+    assert.ok(Math.abs(info.durationSeconds - separate.durationSeconds) < 0.05, `${info.durationSeconds} s`);
+    const reference = join(dir, `${name}.ref.pcm`);
+    await decodeToPcm(join(dir, name), reference);
+    assert.ok(readFileSync(out).equals(readFileSync(reference)), 'the same PCM as a separate decode');
+    assert.is(pcm.samples, statSync(out).size / 2);
+    rmSync(out);
+    rmSync(reference);
+  });
+}
+
+test('startDecode: the probe is known before the decode of a long file ends', async () => {
+  const long = join(dir, 'long.wav');
+  await run(
+    ffmpegPath,
+    ['-hide_banner', '-loglevel', 'error', '-stream_loop', '60', '-f', 's16le', '-ar', '16000'].concat([
+      '-ac',
+      '1',
+      '-i',
+      SPEECH,
+      '-c:a',
+      'flac',
+      join(dir, 'long.flac'),
+    ]),
+  );
+  await run(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-i', join(dir, 'long.flac'), '-ar', '48000', long]);
+  const running = startDecode(long, join(dir, 'long.pcm'));
+  let decodedFirst = false;
+  void running.decoded.then(() => (decodedFirst = true));
+  const info = await running.probed;
+  assert.not.ok(decodedFirst, 'the probe resolved while ffmpeg was still decoding');
+  assert.ok(Math.abs(info.durationSeconds - 61 * 2.79) < 1, `${info.durationSeconds} s`);
+  const pcm = await running.decoded;
+  assert.ok(Math.abs(pcm.durationSeconds - info.durationSeconds) < 0.05);
+  rmSync(join(dir, 'long.pcm'));
+});
+
+test('startDecode refuses what probeMedia refuses, leaving no output', async () => {
+  for (const name of ['text.wav', 'empty.wav', 'video.mp4', 'playlist.m3u8']) {
+    const out = join(dir, `${name}.once.pcm`);
+    const running = startDecode(join(dir, name), out);
+    const error = await expectUnsupported(running.probed);
+    if (name === 'video.mp4') assert.is(error?.message, 'The file has no audio stream.');
+    await expectUnsupported(running.decoded);
+    assert.not.ok(existsSync(out), `${name}: no partial output`);
+  }
+});
+
+test('startDecode: abort kills ffmpeg, rejects with the reason and removes the output', async () => {
+  const out = join(dir, 'aborted-once.pcm');
+  const running = startDecode(join(dir, 'speech.flac'), out);
+  const reason = new Error('cancelled by the test');
+  running.abort(reason);
+  try {
+    await running.decoded;
+    assert.unreachable('expected the abort');
+  } catch (error) {
+    assert.is(error, reason);
+  }
+  assert.not.ok(existsSync(out));
+});
 
 test('the WAV decodes to exactly the original PCM', async () => {
   const out = join(dir, 'exact.pcm');

@@ -92,7 +92,10 @@ interface RunResult {
 }
 
 /** Runs ffmpeg (no shell). Rejects with the signal's reason on abort (after killing it) or if it cannot start. */
-function runFfmpeg(args: string[], options: { signal?: AbortSignal; countStdout?: boolean } = {}): Promise<RunResult> {
+function runFfmpeg(
+  args: string[],
+  options: { signal?: AbortSignal; countStdout?: boolean; onStderr?: (text: string) => void } = {},
+): Promise<RunResult> {
   const { signal } = options;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -106,7 +109,10 @@ function runFfmpeg(args: string[], options: { signal?: AbortSignal; countStdout?
     const stderr = new BoundedCapture();
     let stdoutBytes = 0;
     child.stdout?.on('data', (chunk: Buffer) => (stdoutBytes += chunk.length));
-    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr.push(chunk);
+      options.onStderr?.(stderr.text());
+    });
     const onAbort = () => child.kill('SIGKILL');
     signal?.addEventListener('abort', onAbort, { once: true });
     let done = false;
@@ -159,12 +165,72 @@ async function measureByDecoding(path: string, signal?: AbortSignal): Promise<nu
 export async function probeMedia(path: string, options: { signal?: AbortSignal } = {}): Promise<MediaInfo> {
   // With no output file ffmpeg describes the input and exits 1; the description is all we need.
   const { stderr } = await runFfmpeg(inputArgs(path), options);
+  const { format, durationSeconds } = describedInput(stderr);
+  return {
+    durationSeconds: durationSeconds ?? (await measureByDecoding(path, options.signal)),
+    hasAudio: true,
+    format,
+  };
+}
+
+/** The input as `ffmpeg -i` describes it on stderr; 400 unsupported_format when it is not media or has no audio. */
+function describedInput(stderr: string): { format: string; durationSeconds: number | undefined } {
   const input = /^Input #0, (.+?), from '/m.exec(stderr);
   if (!input?.[1]) throw unsupported(NOT_MEDIA, stderr);
   const hasAudio = /^\s*Stream #0:\d+.*?: Audio: /m.test(stderr);
   if (!hasAudio) throw unsupported('The file has no audio stream.', stderr);
-  const durationSeconds = parseDuration(stderr) ?? (await measureByDecoding(path, options.signal));
-  return { durationSeconds, hasAudio, format: input[1] };
+  return { format: input[1], durationSeconds: parseDuration(stderr) };
+}
+
+/** A decode started by startDecode: the probe is known as soon as ffmpeg has described the input. */
+export interface RunningDecode {
+  /** The medium's description; rejects with 400 unsupported_format like probeMedia. */
+  probed: Promise<MediaInfo>;
+  /** The PCM written; rejects like decodeToPcm (the output file is removed on failure). */
+  decoded: Promise<DecodedPcm>;
+  /** Kills ffmpeg (if still running); both promises then reject with the reason unless already settled. */
+  abort(reason?: unknown): void;
+}
+
+/**
+ * Probes and decodes in ONE ffmpeg run: ffmpeg describes its input on stderr before it decodes a sample, so `probed`
+ * resolves early (at "Stream mapping:") while the decode goes on. A container that states no reliable duration
+ * resolves `probed` when the decode ends, with the exact length of the PCM.
+ */
+export function startDecode(inputPath: string, outputPath: string): RunningDecode {
+  const controller = new AbortController();
+  const args = [...inputArgs(inputPath), '-nostats', '-map', '0:a:0', '-vn'];
+  args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-y', `file:${outputPath}`);
+  let describe: ((stderr: string) => void) | undefined;
+  const described = new Promise<string>((resolve) => (describe = resolve));
+  const run = runFfmpeg(args, {
+    signal: controller.signal,
+    onStderr: (text) => {
+      if (describe && /^Stream mapping:/m.test(text)) {
+        describe(text);
+        describe = undefined;
+      }
+    },
+  });
+  const decoded = run
+    .then(async (result) => {
+      if (result.code !== 0) throw unsupported('The audio in the file could not be decoded.', result.stderr);
+      const samples = Math.floor((await stat(outputPath)).size / 2);
+      return { samples, durationSeconds: samples / PCM_SAMPLE_RATE };
+    })
+    .catch(async (error: unknown) => {
+      await rm(outputPath, { force: true });
+      throw error;
+    });
+  // ffmpeg that ends before "Stream mapping:" (not media, no audio stream) is described by all it printed.
+  const probed = Promise.race([described, run.then((result) => result.stderr)]).then(async (stderr) => {
+    const { format, durationSeconds } = describedInput(stderr);
+    return { format, hasAudio: true, durationSeconds: durationSeconds ?? (await decoded).durationSeconds };
+  });
+  // A caller that only looks at one of the two must not leave the other as an unhandled rejection.
+  probed.catch(() => undefined);
+  decoded.catch(() => undefined);
+  return { probed, decoded, abort: (reason) => controller.abort(reason) };
 }
 
 /**

@@ -13,7 +13,6 @@ import type { Database } from '../db/database.ts';
 import { now } from '../db/rows.ts';
 import { ApiError, errors } from '../http/api-error.ts';
 import type { UploadedFile } from '../media/multipart.ts';
-import { probeMedia } from '../media/ffmpeg.ts';
 import type { TranscriptionEngine } from './engine/engine.ts';
 import type { JobQueue, JobRow } from './jobs.ts';
 import { taskErrorOf, taskFailures } from './task-errors.ts';
@@ -162,11 +161,12 @@ export function createIntake(deps: IntakeDeps) {
         if (!engine.supports(options.language))
           throw taskFailures.unsupportedLanguage(options.language, engine.languages);
         if (upload.size > limit.maxBytes) throw taskFailures.fileTooLarge(limit.maxBytes);
-        const probed = await probeMedia(upload.path);
+        // One ffmpeg run probes now and goes on decoding for the job (files.decode takes it).
+        const mediaPath = await files.adoptUpload(row.id, upload.path);
+        const probed = await files.probeAndDecode(row.id, mediaPath);
         if (probed.durationSeconds > limit.maxSeconds)
           throw taskFailures.durationExceeded(limit.maxSeconds, probed.durationSeconds);
         const price = priceOf(prices, options.priority, probed.durationSeconds);
-        const mediaPath = await files.adoptUpload(row.id, upload.path);
         const reservation = await ledger.reserve(account.id, price.amountMinor, `transcription:${row.id}`);
         return await insert({
           ...row,

@@ -13,7 +13,6 @@ import { now, parseJson } from '../db/rows.ts';
 import { ApiError } from '../http/api-error.ts';
 import type { AddressGuard } from '../media/address-guard.ts';
 import { DownloadError, downloadToFile } from '../media/download.ts';
-import { decodeToPcm, probeMedia } from '../media/ffmpeg.ts';
 import { diarize } from './diarization/diarize.ts';
 import { EngineError, type EngineTranscript, type TranscriptionEngine } from './engine/engine.ts';
 import { priceOf } from './intake.ts';
@@ -90,7 +89,8 @@ export function createPipeline(deps: PipelineDeps) {
       }
       throw error;
     }
-    const probed = await probeMedia(target);
+    // One ffmpeg run: the probe now, the decode going on for `recognise` to take.
+    const probed = await files.probeAndDecode(job.id, target);
     if (probed.durationSeconds > config.asyncMaxSeconds)
       throw taskFailures.durationExceeded(config.asyncMaxSeconds, probed.durationSeconds);
     const price = priceOf(prices, job.priority, probed.durationSeconds);
@@ -138,7 +138,7 @@ export function createPipeline(deps: PipelineDeps) {
       started_at: job.started_at ?? now(),
     });
     const pcmPath = files.pcmPath(job.id);
-    await decodeToPcm(job.media_path!, pcmPath, { signal });
+    await files.decode(job.id, job.media_path!, signal);
     let lastWrite = 0;
     let lastProgress = 0;
     const transcript = await engine.transcribe(
