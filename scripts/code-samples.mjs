@@ -76,11 +76,9 @@ function curlSample(path, method, operation, document) {
     parts.push(`-d ${quoteShell(JSON.stringify(body.value))}`);
   } else if (body?.type === 'multipart/form-data') {
     for (const [name, value] of Object.entries(body.value)) {
-      if (value === '<binary audio>') parts.push(`-F file=@audio.wav`);
+      if (value === '<binary audio>') parts.push(`-F ${name}=@audio.wav`);
       else parts.push(`-F ${quoteShell(`${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`)}`);
     }
-  } else if (method !== 'get' && !body && operation.requestBody === undefined) {
-    // A POST without a body: nothing to add.
   }
   lines.push(parts.join(' \\\n  '));
   return lines.join('\n');
