@@ -1,9 +1,11 @@
-// The `scribe` command: `scribe serve` starts the server; `scribe admin …` runs the admin operations directly on the
-// database configured by the same environment as the server (SCRIBE_DATA_DIR or DATABASE_URL).
+// The `scribe` command: `scribe serve` starts the server; `scribe migrate` brings the database to the latest schema and
+// exits (a deployment of several nodes runs it once before starting them); `scribe admin …` runs the admin operations
+// directly on the database configured by the same environment as the server (SCRIBE_DATA_DIR or DATABASE_URL).
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createApp, type App } from './app.ts';
 import { loadConfig } from './config.ts';
+import { migrateToLatest, openDatabase } from './db/database.ts';
 import { checkDatabaseAnswers } from './database-preflight.ts';
 import { exitWithFatal } from './fatal-error.ts';
 import { modelsCommand, modelsUsage } from './chat/models-cli.ts';
@@ -12,6 +14,7 @@ import { streamCommand, streamUsage } from './streaming/stream-cli.ts';
 
 const usage = `Usage:
   scribe serve
+  scribe migrate
   scribe admin account create [--balance N] [--currency RUB] [--name NAME] [--credit-limit N] [--overdraft] [--json]
   scribe admin account topup ACCOUNT_ID --amount N [--adjust] [--description TEXT] [--json]
   scribe admin account block ACCOUNT_ID [--json]
@@ -120,6 +123,20 @@ async function admin(app: App, args: string[], flags: ReturnType<typeof parse>['
   }
 }
 
+/** Applies the migrations not yet applied and says which; knex's migration lock keeps two at once from clashing. */
+async function migrate(): Promise<number> {
+  const config = loadConfig();
+  await checkDatabaseAnswers(config.databaseUrl);
+  const db = openDatabase(config);
+  try {
+    const [, applied] = await migrateToLatest(db);
+    console.log(applied.length ? `scribe: applied ${applied.join(', ')}` : 'scribe: the database is up to date');
+    return 0;
+  } finally {
+    await db.destroy();
+  }
+}
+
 function parse(argv: string[]) {
   return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
 }
@@ -137,6 +154,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     await serve();
     return -1;
   }
+  if (command === 'migrate') return migrate();
   if (command !== 'admin') throw new UsageError(`Unknown command: ${command}\n${usage}`);
   const config = loadConfig();
   await checkDatabaseAnswers(config.databaseUrl);

@@ -46,8 +46,24 @@ export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): D
   return db;
 }
 
-export async function migrateToLatest(db: Database): Promise<void> {
-  await db.migrate.latest({ migrationSource });
+/** How long a start waits for another process's migrations before it gives up. */
+const MIGRATION_LOCK_WAIT_MS = 120_000;
+
+/**
+ * Applies the pending migrations; resolves with knex's [batch, names applied]. Several nodes starting at once on one
+ * PostgreSQL database race for knex's migration lock and the losers get `MigrationLocked` at once: they wait for the
+ * winner to finish and look again (then there is nothing left to apply).
+ */
+export async function migrateToLatest(db: Database): Promise<[number, string[]]> {
+  const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return (await db.migrate.latest({ migrationSource })) as [number, string[]];
+    } catch (error) {
+      if ((error as Error).name !== 'MigrationLocked' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 export async function rollbackAll(db: Database): Promise<void> {
