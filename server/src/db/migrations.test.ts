@@ -20,6 +20,8 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_attempts',
   'stream_sessions',
+  'media_chunks',
+  'server_settings',
   'transcript_chats',
 ];
 
@@ -32,6 +34,8 @@ const ALL = [
   '20261122020000_v2_analysis',
   '20261122030000_stream_sessions',
   '20261123010000_transcript_chats',
+  '20261125000000_media_chunks',
+  '20261125010000_server_settings',
 ];
 
 async function userTables(db: Database, kind: string): Promise<string[]> {

@@ -7,6 +7,8 @@ import * as webhookDeliveries from '../../migrations/20261122010000_webhook_deli
 import * as v2Analysis from '../../migrations/20261122020000_v2_analysis.ts';
 import * as streamSessions from '../../migrations/20261122030000_stream_sessions.ts';
 import * as transcriptChats from '../../migrations/20261123010000_transcript_chats.ts';
+import * as mediaChunks from '../../migrations/20261125000000_media_chunks.ts';
+import * as serverSettings from '../../migrations/20261125010000_server_settings.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '20261121210000_core': core,
@@ -16,6 +18,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20261122020000_v2_analysis': v2Analysis,
   '20261122030000_stream_sessions': streamSessions,
   '20261123010000_transcript_chats': transcriptChats,
+  '20261125000000_media_chunks': mediaChunks,
+  '20261125010000_server_settings': serverSettings,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,6 +4,7 @@ import { createHmac, hash, randomBytes, randomUUID, timingSafeEqual } from 'node
 import type { ApiKeyWithSecret, KeyPair } from '../../../generated/client/types.gen.ts';
 import type { AccountRow } from '../accounts/store.ts';
 import type { Database } from '../db/database.ts';
+import { withAccountLimit } from '../db/account-limit.ts';
 import { now, toIso } from '../db/rows.ts';
 import { errors } from '../http/api-error.ts';
 import type { CredentialCache } from './credential-cache.ts';
@@ -41,7 +42,7 @@ export interface KeyServiceOptions {
 
 export function createKeyService(db: Database, store: KeyStore, options: KeyServiceOptions) {
   return {
-    /** Issues a v3 key; the live-key limit is checked in the same transaction as the insert. */
+    /** Issues a v3 key; the live-key limit is counted under the same lock as the insert (every node). */
     async issueApiKey(accountId: string, name: string | null = null): Promise<ApiKeyWithSecret> {
       const secret = `sk_live_${randomBase62(32)}`;
       const row: ApiKeyRow = {
@@ -54,9 +55,7 @@ export function createKeyService(db: Database, store: KeyStore, options: KeyServ
         last_used_at: null,
         revoked_at: null,
       };
-      await db.transaction(async (trx) => {
-        // Lock the account row (PostgreSQL) so two concurrent issues cannot both pass the limit.
-        await trx('accounts').where({ id: accountId }).forUpdate().first();
+      await withAccountLimit(db, 'live_api_keys', accountId, async (trx) => {
         if ((await store.countLiveApiKeys(accountId, trx)) >= options.maxLiveKeys) {
           throw errors.keyLimitExceeded(options.maxLiveKeys);
         }

@@ -13,6 +13,7 @@ import { availableMinor, type AccountRow } from '../accounts/store.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { quote } from '../billing/prices.ts';
 import type { PriceTable, StreamingConfig } from '../config.ts';
+import { withAccountLimit } from '../db/account-limit.ts';
 import type { Database } from '../db/database.ts';
 import { toBool } from '../db/rows.ts';
 import { ApiError, errors } from '../http/api-error.ts';
@@ -54,6 +55,15 @@ export function createStreamService(deps: StreamServiceDeps) {
   const pricePerMinute = prices.transcribe_lightning;
   let sweeper: NodeJS.Timeout | undefined;
 
+  const tooManySessions = () =>
+    new ApiError(
+      429,
+      'too_many_concurrent_jobs',
+      `At most ${config.maxSessions} stream sessions of an account can be open at once; end one first.`,
+      null,
+      { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    );
+
   async function release(row: StreamSessionRow): Promise<void> {
     if (row.reservation_id) await ledger.settle(row.reservation_id, 0);
   }
@@ -74,15 +84,9 @@ export function createStreamService(deps: StreamServiceDeps) {
           ? taskFailures.engineMissing(deps.engineUnavailable)
           : new ApiError(503, 'engine_unavailable', 'No streaming transcription engine is available on this server.');
       }
-      if ((await store.countOpen(account.id, iso())) >= config.maxSessions) {
-        throw new ApiError(
-          429,
-          'too_many_concurrent_jobs',
-          `At most ${config.maxSessions} stream sessions of an account can be open at once; end one first.`,
-          null,
-          { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-        );
-      }
+      // Counted here first so a full account is refused before anything is reserved, and again below, under the
+      // limit's lock, where the session row is inserted (another node may have filled the last place meanwhile).
+      if ((await store.countOpen(account.id, iso())) >= config.maxSessions) throw tooManySessions();
       const fresh = (await db<AccountRow>('accounts').where({ id: account.id }).first())!;
       const available = availableMinor(fresh);
       if (available <= 0) throw errors.insufficientBalance('The available balance is zero or below.');
@@ -93,24 +97,30 @@ export function createStreamService(deps: StreamServiceDeps) {
       const expiresAt = iso(deps.ticketTtlSeconds * 1000);
       const minutes = pricePerMinute > 0 ? Math.floor(amount / pricePerMinute) : config.reserveMinutes;
       try {
-        await store.insert({
-          id,
-          account_id: account.id,
-          ticket_hash: ticketHash(ticket),
-          status: 'created',
-          reservation_id: reservation.id,
-          reserved_seconds: minutes * 60,
-          expires_at: expiresAt,
-          lease_owner: null,
-          lease_expires_at: null,
-          config: null,
-          duration_seconds: null,
-          minutes_billed: null,
-          cost_minor: null,
-          end_reason: null,
-          created_at: iso(),
-          connected_at: null,
-          ended_at: null,
+        await withAccountLimit(db, 'open_stream_sessions', account.id, async (trx) => {
+          if ((await store.countOpen(account.id, iso(), { trx })) >= config.maxSessions) throw tooManySessions();
+          await store.insert(
+            {
+              id,
+              account_id: account.id,
+              ticket_hash: ticketHash(ticket),
+              status: 'created',
+              reservation_id: reservation.id,
+              reserved_seconds: minutes * 60,
+              expires_at: expiresAt,
+              lease_owner: null,
+              lease_expires_at: null,
+              config: null,
+              duration_seconds: null,
+              minutes_billed: null,
+              cost_minor: null,
+              end_reason: null,
+              created_at: iso(),
+              connected_at: null,
+              ended_at: null,
+            },
+            trx,
+          );
         });
       } catch (error) {
         await ledger.settle(reservation.id, 0);
@@ -138,7 +148,7 @@ export function createStreamService(deps: StreamServiceDeps) {
         await service.drop(row, 'user_blocked');
         return { ok: false, reason: 'blocked' };
       }
-      if ((await store.countOpen(row.account_id, iso(), true)) > config.maxSessions) {
+      if ((await store.countOpen(row.account_id, iso(), { onlyConnected: true })) > config.maxSessions) {
         await service.drop(row, 'too_many_sessions');
         return { ok: false, reason: 'too_many' };
       }

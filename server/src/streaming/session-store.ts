@@ -25,10 +25,10 @@ export interface StreamSessionRow {
 }
 
 export function createStreamSessionStore(db: Database) {
-  const table = () => db<StreamSessionRow>('stream_sessions');
+  const table = (trx: Database = db) => trx<StreamSessionRow>('stream_sessions');
   return {
-    async insert(row: StreamSessionRow): Promise<void> {
-      await table().insert(row);
+    async insert(row: StreamSessionRow, trx: Database = db): Promise<void> {
+      await table(trx).insert(row);
     },
 
     async get(id: string): Promise<StreamSessionRow | undefined> {
@@ -40,8 +40,13 @@ export function createStreamSessionStore(db: Database) {
     },
 
     /** Sessions of the account that hold a place: connected, or created with a ticket still valid. */
-    async countOpen(accountId: string, nowIso: string, onlyConnected = false): Promise<number> {
-      const query = table().where({ account_id: accountId });
+    async countOpen(
+      accountId: string,
+      nowIso: string,
+      options: { onlyConnected?: boolean; trx?: Database } = {},
+    ): Promise<number> {
+      const { onlyConnected = false, trx = db } = options;
+      const query = table(trx).where({ account_id: accountId });
       if (onlyConnected) void query.andWhere({ status: 'connected' });
       else
         void query.andWhere((q) =>

@@ -1,5 +1,8 @@
 // A reference server as its own process (`node --import tsx server/src/main.ts`) on a fresh database, for tests that
-// need a real process: a chain of two servers, a README command run against a server, a kill and restart.
+// need a real process: a chain of two servers, a README command run against a server, a kill and restart. Several
+// processes can share one PostgreSQL database (`joinDatabase`), each with its own data dir, as on separate machines.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startProcess, type Started } from '../../../test/support/processes.ts';
 import { ADMIN_TOKEN, freshDatabase, type DatabaseKind } from './harness.ts';
@@ -9,13 +12,33 @@ const root = new URL('../../../', import.meta.url).pathname;
 export interface ScribeProcess {
   base: string;
   process: Started;
-  /** Stops the process and drops its database. */
+  /** Its PostgreSQL database (for another process to join); undefined on SQLite. */
+  databaseUrl: string | undefined;
+  /** Stops the process and drops its database (a joined database is left to its creator). */
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** Runs on this existing PostgreSQL database (another process's) with a data dir of its own, instead of a fresh one. */
+  joinDatabase?: string;
+}
+
+/** A data dir of its own on the given PostgreSQL database, which stays when the process stops. */
+function joinedDatabase(url: string): { env: Record<string, string>; drop(): Promise<void> } {
+  const dataDir = mkdtempSync(join(tmpdir(), 'scribe-test-joined-'));
+  return {
+    env: { SCRIBE_DATA_DIR: dataDir, DATABASE_URL: url },
+    drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
 /** Starts a server and resolves once it listens; `env` adds or overrides settings (SCRIBE_*). */
-export async function startScribe(kind: DatabaseKind, env: Record<string, string> = {}): Promise<ScribeProcess> {
-  const database = await freshDatabase(kind);
+export async function startScribe(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<ScribeProcess> {
+  const database = options.joinDatabase ? joinedDatabase(options.joinDatabase) : await freshDatabase(kind);
   const port = await freePort();
   try {
     const started = await startProcess(
@@ -39,6 +62,7 @@ export async function startScribe(kind: DatabaseKind, env: Record<string, string
     return {
       base: `http://127.0.0.1:${port}`,
       process: started,
+      databaseUrl: database.env.DATABASE_URL,
       async stop() {
         try {
           await started.stop();

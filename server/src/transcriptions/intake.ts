@@ -9,12 +9,13 @@ import { availableMinor, type AccountRow } from '../accounts/store.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { quote } from '../billing/prices.ts';
 import type { PriceTable } from '../config.ts';
+import { withAccountLimit } from '../db/account-limit.ts';
 import type { Database } from '../db/database.ts';
 import { now } from '../db/rows.ts';
 import { ApiError, errors } from '../http/api-error.ts';
 import type { UploadedFile } from '../media/multipart.ts';
 import type { TranscriptionEngine } from './engine/engine.ts';
-import type { JobQueue, JobRow } from './jobs.ts';
+import { UNFINISHED, type JobRow } from './jobs.ts';
 import { taskErrorOf, taskFailures } from './task-errors.ts';
 import type { TaskFiles } from './task-files.ts';
 
@@ -39,6 +40,8 @@ export interface IntakeLimits {
 }
 
 const RETRY_AFTER_SECONDS = 5;
+/** The refusal of a task over the account's limit: a 429 for sync and async alike, never a failed task. */
+const TOO_MANY_JOBS = 'too_many_concurrent_jobs';
 
 export function priceOf(prices: PriceTable, priority: Priority, durationSeconds: number) {
   const priced = quote({ type: 'transcription', duration_seconds: Math.max(durationSeconds, 0.01), priority }, prices);
@@ -56,7 +59,6 @@ function fileNameOf(url: string): string {
 
 export interface IntakeDeps {
   db: Database;
-  jobs: JobQueue;
   ledger: Ledger;
   engine: TranscriptionEngine;
   files: TaskFiles;
@@ -69,13 +71,22 @@ export interface IntakeDeps {
 }
 
 export function createIntake(deps: IntakeDeps) {
-  const { db, jobs, ledger, engine, files, prices, limits } = deps;
+  const { db, ledger, engine, files, prices, limits } = deps;
 
-  async function checkConcurrency(account: AccountRow): Promise<void> {
-    if ((await jobs.countUnfinished(account.id)) >= limits.maxConcurrentJobs) {
+  /**
+   * The account's unfinished sync and async tasks against the limit. Run twice: first before anything is probed or
+   * reserved (a full account is refused at once), then by `insert` under the limit's lock, on `trx`.
+   */
+  async function checkConcurrency(accountId: string, trx: Database = db): Promise<void> {
+    const [row] = await trx('transcriptions')
+      .where({ account_id: accountId })
+      .whereIn('mode', ['sync', 'async'])
+      .whereIn('status', [...UNFINISHED])
+      .count({ n: '*' });
+    if (Number(row?.n ?? 0) >= limits.maxConcurrentJobs) {
       throw new ApiError(
         429,
-        'too_many_concurrent_jobs',
+        TOO_MANY_JOBS,
         `At most ${limits.maxConcurrentJobs} transcription tasks of an account can be unfinished at once; wait for one to end.`,
         null,
         { 'Retry-After': String(RETRY_AFTER_SECONDS) },
@@ -129,9 +140,27 @@ export function createIntake(deps: IntakeDeps) {
     };
   }
 
+  /**
+   * Writes the task row. A task that is going to run counts toward the account's unfinished tasks, so it is counted
+   * again here, in one transaction with the insert under the limit's lock: the first check ran before the probe
+   * (seconds ago), and other requests, on this node or another, may have taken the last places meanwhile. Refused
+   * here, the task's reservation is given back and the caller gets the same 429 as from the first check.
+   */
   async function insert(row: JobRow): Promise<JobRow> {
-    await db('transcriptions').insert(row);
-    if (row.status !== 'failed') deps.wake();
+    if (row.status === 'failed') {
+      await db('transcriptions').insert(row);
+      return row;
+    }
+    try {
+      await withAccountLimit(db, 'unfinished_transcriptions', row.account_id, async (trx) => {
+        await checkConcurrency(row.account_id, trx);
+        await trx('transcriptions').insert(row);
+      });
+    } catch (error) {
+      if (row.reservation_id) await ledger.settle(row.reservation_id, 0);
+      throw error;
+    }
+    deps.wake();
     return row;
   }
 
@@ -154,7 +183,7 @@ export function createIntake(deps: IntakeDeps) {
       refuseWhenNoEngine();
       const sync = options.mode === 'sync';
       const limit = options.limits ?? (sync ? limits.sync : limits.async);
-      await checkConcurrency(account);
+      await checkConcurrency(account.id);
       if (!sync) await refuseWhenNothingAvailable(account);
       const row = { ...baseRow(account, options, 'upload', upload.filename), file_size: upload.size };
       try {
@@ -166,18 +195,23 @@ export function createIntake(deps: IntakeDeps) {
         const probed = await files.probeAndDecode(row.id, mediaPath);
         if (probed.durationSeconds > limit.maxSeconds)
           throw taskFailures.durationExceeded(limit.maxSeconds, probed.durationSeconds);
+        // The job may run in another process: the original is stored where it reaches it before the task is queued
+        // (while this process's decode goes on). A process killed from here to the insert leaves stored media
+        // without a task, which the media sweep removes.
+        const mediaName = await files.share(row.id, mediaPath);
         const price = priceOf(prices, options.priority, probed.durationSeconds);
         const reservation = await ledger.reserve(account.id, price.amountMinor, `transcription:${row.id}`);
         return await insert({
           ...row,
           status: 'ready',
           duration_seconds: probed.durationSeconds,
-          media_path: mediaPath,
+          media_path: mediaName,
           reservation_id: reservation.id,
         });
       } catch (error) {
-        await files.remove(row.id);
-        if (sync || !(error instanceof ApiError) || error.status >= 500) throw error;
+        // What this request stored goes with it (what a failed removal leaves, the media sweep takes).
+        await files.remove(row.id).catch(() => undefined);
+        if (sync || !(error instanceof ApiError) || error.status >= 500 || error.code === TOO_MANY_JOBS) throw error;
         return insertFailed(row, error);
       }
     },
@@ -185,7 +219,7 @@ export function createIntake(deps: IntakeDeps) {
     /** A task from a link: created now, downloaded, probed and reserved by the job. */
     async fromUrl(account: AccountRow, url: string, options: TaskOptions): Promise<JobRow> {
       refuseWhenNoEngine();
-      await checkConcurrency(account);
+      await checkConcurrency(account.id);
       await refuseWhenNothingAvailable(account);
       const name = fileNameOf(url);
       const row = { ...baseRow(account, options, 'url', name.slice(0, 500)), source_url: url };

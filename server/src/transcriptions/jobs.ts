@@ -10,6 +10,10 @@ import type { TranscriptionRow } from './store.ts';
 
 export type JobRow = TranscriptionRow & {
   source_url: string | null;
+  /**
+   * The original's file name in the task's folder (task-files.ts), the same in every process; rows written by
+   * earlier versions hold an absolute path there.
+   */
   media_path: string | null;
   reservation_id: string | null;
   terms: string | null;
@@ -63,6 +67,17 @@ export function createJobQueue(db: Database, options: { leaseMs: number }) {
     },
 
     /**
+     * Gives an unfinished task back because this process is shutting down: the claim is not counted as an attempt,
+     * so rolling restarts during a long task never make it reach MAX_ATTEMPTS (only a worker that dies counts).
+     */
+    async handBack(id: string, owner: string): Promise<void> {
+      await db('transcriptions')
+        .where({ id, lease_owner: owner })
+        .whereIn('status', [...UNFINISHED])
+        .update({ lease_owner: null, lease_expires_at: null, attempts: db.raw('attempts - 1') });
+    },
+
+    /**
      * Moves a held task from one state to the next with more columns; false when the task is no longer in `from`
      * (cancelled meanwhile) or no longer held by this owner.
      */
@@ -91,16 +106,6 @@ export function createJobQueue(db: Database, options: { leaseMs: number }) {
 
     async get(id: string): Promise<JobRow | undefined> {
       return db<JobRow>('transcriptions').where({ id }).first();
-    },
-
-    /** Unfinished tasks of an account (the per-account concurrency limit). */
-    async countUnfinished(accountId: string): Promise<number> {
-      const [row] = await db('transcriptions')
-        .where({ account_id: accountId })
-        .whereIn('mode', ['sync', 'async'])
-        .whereIn('status', [...UNFINISHED])
-        .count({ n: '*' });
-      return Number(row?.n ?? 0);
     },
   };
 }

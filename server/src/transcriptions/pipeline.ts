@@ -53,7 +53,10 @@ export function createPipeline(deps: PipelineDeps) {
       lease_expires_at: null,
       event_pending: true,
     });
-    await files.remove(job.id);
+    // A removal that fails (the database briefly gone) must not hold back the event; the media sweep takes the rest.
+    await files
+      .remove(job.id)
+      .catch((err: unknown) => logger.warn({ err, taskId: job.id }, 'task media not removed; the sweep will'));
     if (ended) await deps.onFinal((await jobs.get(job.id))!);
   }
 
@@ -93,11 +96,13 @@ export function createPipeline(deps: PipelineDeps) {
     const probed = await files.probeAndDecode(job.id, target);
     if (probed.durationSeconds > config.asyncMaxSeconds)
       throw taskFailures.durationExceeded(config.asyncMaxSeconds, probed.durationSeconds);
+    // Stored before the task is `ready`: a job resumed in another process from here on fetches it from the store.
+    const mediaName = await files.share(job.id, target);
     const price = priceOf(prices, job.priority, probed.durationSeconds);
     const reservation = await ledger.reserve(job.account_id, price.amountMinor, `transcription:${job.id}`);
     const changes = {
       status: 'ready' as const,
-      media_path: target,
+      media_path: mediaName,
       file_size: size,
       duration_seconds: probed.durationSeconds,
       reservation_id: reservation.id,
@@ -107,6 +112,20 @@ export function createPipeline(deps: PipelineDeps) {
       throw new Superseded();
     }
     return { ...job, ...changes };
+  }
+
+  /**
+   * The job stopped without ending the task itself: a task that ended meanwhile (cancelled) has its media removed
+   * here, as nobody else will; an unfinished one resumes here or in another process, and this process only lets go.
+   */
+  async function leaveFiles(job: JobRow): Promise<void> {
+    try {
+      const current = await jobs.get(job.id);
+      if (current && (UNFINISHED as readonly string[]).includes(current.status)) await files.leave(job.id);
+      else await files.remove(job.id);
+    } catch (err) {
+      logger.warn({ err, taskId: job.id }, 'task media not cleared; the sweep will');
+    }
   }
 
   function resultOf(
@@ -183,11 +202,13 @@ export function createPipeline(deps: PipelineDeps) {
       } catch (error) {
         if (error instanceof Superseded || signal.aborted) {
           logger.info({ taskId: job.id }, 'job left alone: cancelled, or its lease was lost or given back');
+          await leaveFiles(job);
           return;
         }
         if (error instanceof EngineError && (error.code === 'worker_crashed' || error.code === 'engine_closed')) {
           // Not the task's fault: the lease is given back and the task runs again (MAX_ATTEMPTS bounds the retries).
           logger.warn({ err: error, taskId: job.id }, 'engine worker lost; the task will be taken again');
+          await leaveFiles(job);
           return;
         }
         if (!(error instanceof ApiError)) logger.error({ err: error, taskId: job.id }, 'transcription job failed');

@@ -148,7 +148,7 @@ for (const kind of databaseKinds) {
     assert.is(extended.status, 403);
 
     // A link signed with the server's key but already expired (issued two hours ago with the 1 h lifetime).
-    const links = createResultLinks(h.app.config.secretKey, h.app.config.resultLinkTtlSeconds);
+    const links = createResultLinks(h.app.config.secretKey!, h.app.config.resultLinkTtlSeconds);
     const old = links.issue(h.baseUrl, id, Math.floor(Date.now() / 1000) - 7200);
     const expired = await h.request('GET', pathOf(h, old.text));
     assert.is(expired.status, 403);
