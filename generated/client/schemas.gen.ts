@@ -70,6 +70,45 @@ export const HealthSchema = {
                 86400
             ]
         },
+        role: {
+            type: 'string',
+            enum: [
+                'all',
+                'api',
+                'worker'
+            ],
+            description: 'Extension: what this server process does (its `SCRIBE_ROLE`). `all`: everything (one node). `api`: the\ncontract\'s routes and streams; it queues transcription work and runs none. `worker`: the batch transcription\njobs, webhook deliveries and sweeps; it serves only `GET /health`.\n',
+            examples: [
+                'all'
+            ]
+        },
+        jobs: {
+            type: 'object',
+            description: 'Extension: the batch transcription work as this process sees it; absent when the database does not answer (the\nqueue lives there).\n',
+            additionalProperties: false,
+            required: [
+                'running',
+                'queued'
+            ],
+            properties: {
+                running: {
+                    type: 'integer',
+                    minimum: 0,
+                    description: 'Jobs this process is running now (always 0 on an `api` process).',
+                    examples: [
+                        2
+                    ]
+                },
+                queued: {
+                    type: 'integer',
+                    minimum: 0,
+                    description: 'Tasks waiting for a worker, shared by every process on the database: unfinished batch tasks that no live\nworker holds.\n',
+                    examples: [
+                        5
+                    ]
+                }
+            }
+        },
         checks: {
             type: 'object',
             description: 'Result per dependency.',
@@ -148,6 +187,11 @@ export const HealthSchema = {
             status: 'ok',
             version: '0.1.0',
             uptime_seconds: 86400,
+            role: 'all',
+            jobs: {
+                running: 2,
+                queued: 0
+            },
             checks: {
                 database: 'ok',
                 queue: 'ok',
@@ -7206,7 +7250,7 @@ export const StreamErrorFrameSchema = {
 
 export const StreamCloseCodeSchema = {
     title: 'StreamCloseCode',
-    description: 'WebSocket close code the server uses to end a stream connection. This list is normative: the server closes with no\nother code (codes the client\'s own WebSocket stack reports, such as 1006 for a dropped connection, are not sent by\nthe server). Every close except 1000 follows an `error` frame that carries the same code as `close_code` (unless a\ncrash leaves no time to send it). Only a session that ends with 1000 is charged; every other ending releases the\nreservation.\n\n- `1000` normal closure: sent after `session.completed`, in answer to the client\'s `end`.\n- `1011` server error: the recognition engine or the server failed (`server_error` / `internal_error` or\n  `engine_unavailable`).\n- `4400` invalid message: the first frame is not a valid `session` frame, audio before `session`, a frame that is\n  not JSON or not a known message, a missing or invalid field, an unsupported language, a frame over 1 MiB\n  (`invalid_request_error` / `invalid_json`, `invalid_parameter`, `missing_parameter`, `invalid_state` or\n  `unsupported_language`).\n- `4401` ticket invalid, already used or expired (more than 60 s after creation), or the account was blocked since\n  (`authentication_error` / `invalid_api_key` with `param` = `ticket`, or `permission_error` / `user_blocked`).\n- `4402` insufficient balance: the session\'s audio reached what the reservation covers and the balance cannot\n  extend it (`insufficient_quota` / `insufficient_balance`).\n- `4408` idle timeout: no data frame (text or binary) for 30 seconds (`invalid_request_error` / `invalid_state`).\n- `4429` too many sessions or audio too fast: the account has too many open sessions\n  (`rate_limit_error` / `too_many_concurrent_jobs`), or the client sent audio more than 30 seconds ahead of real\n  time, measured since `session.started`, which overflows the server\'s bounded buffer\n  (`rate_limit_error` / `rate_limit_exceeded`).\n\nExtension: the codes follow the contract; the conditions in parentheses, the 30-second limits and the 1 MiB\nframe limit are this document\'s decisions (the limits are configurable on the server).\n',
+    description: 'WebSocket close code the server uses to end a stream connection. This list is normative: the server closes with no\nother code (codes the client\'s own WebSocket stack reports, such as 1006 for a dropped connection, are not sent by\nthe server). Every close except 1000 follows an `error` frame that carries the same code as `close_code` (unless a\ncrash leaves no time to send it). Only a session that ends with 1000 is charged; every other ending releases the\nreservation.\n\n- `1000` normal closure: sent after `session.completed`, in answer to the client\'s `end`.\n- `1001` going away: the server is shutting down (a restart or a rollout); the session ends unfinished and the\n  client may open a new session at once, which another server of the deployment takes (`server_error` /\n  `engine_unavailable`). Extension: the interface document does not name this case.\n- `1011` server error: the recognition engine or the server failed (`server_error` / `internal_error` or\n  `engine_unavailable`).\n- `4400` invalid message: the first frame is not a valid `session` frame, audio before `session`, a frame that is\n  not JSON or not a known message, a missing or invalid field, an unsupported language, a frame over 1 MiB\n  (`invalid_request_error` / `invalid_json`, `invalid_parameter`, `missing_parameter`, `invalid_state` or\n  `unsupported_language`).\n- `4401` ticket invalid, already used or expired (more than 60 s after creation), or the account was blocked since\n  (`authentication_error` / `invalid_api_key` with `param` = `ticket`, or `permission_error` / `user_blocked`).\n- `4402` insufficient balance: the session\'s audio reached what the reservation covers and the balance cannot\n  extend it (`insufficient_quota` / `insufficient_balance`).\n- `4408` idle timeout: no data frame (text or binary) for 30 seconds (`invalid_request_error` / `invalid_state`).\n- `4429` too many sessions or audio too fast: the account has too many open sessions\n  (`rate_limit_error` / `too_many_concurrent_jobs`), or the client sent audio more than 30 seconds ahead of real\n  time, measured since `session.started`, which overflows the server\'s bounded buffer\n  (`rate_limit_error` / `rate_limit_exceeded`).\n\nExtension: the codes follow the contract; the conditions in parentheses, the 30-second limits and the 1 MiB\nframe limit are this document\'s decisions (the limits are configurable on the server).\n',
     type: 'integer',
     enum: [
         1000,
@@ -7215,7 +7259,8 @@ export const StreamCloseCodeSchema = {
         4401,
         4402,
         4408,
-        4429
+        4429,
+        1001
     ],
     examples: [
         4400

@@ -24,7 +24,8 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * Reports whether the server, its database, its job queue and its engines work. It needs no authentication and
  * is not rate limited. Extension (the interface document does not show the body): 200 when `status` is `ok` or
  * `degraded` (an engine unavailable or the job queue stopped), 503 with the same body when the database is
- * unreachable.
+ * unreachable. The body also names the process's role and its view of the job queue; a `worker` process serves
+ * only this operation (every other path is 404 `not_found`).
  *
  */
 export const getHealth = <ThrowOnError extends boolean = false>(options?: Options<GetHealthData, ThrowOnError>) => (options?.client ?? client).get<GetHealthResponses, GetHealthErrors, ThrowOnError>({ url: '/health', ...options });

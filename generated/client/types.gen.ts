@@ -57,6 +57,30 @@ export type Health = {
      */
     uptime_seconds: number;
     /**
+     * Extension: what this server process does (its `SCRIBE_ROLE`). `all`: everything (one node). `api`: the
+     * contract's routes and streams; it queues transcription work and runs none. `worker`: the batch transcription
+     * jobs, webhook deliveries and sweeps; it serves only `GET /health`.
+     *
+     */
+    role?: 'all' | 'api' | 'worker';
+    /**
+     * Extension: the batch transcription work as this process sees it; absent when the database does not answer (the
+     * queue lives there).
+     *
+     */
+    jobs?: {
+        /**
+         * Jobs this process is running now (always 0 on an `api` process).
+         */
+        running: number;
+        /**
+         * Tasks waiting for a worker, shared by every process on the database: unfinished batch tasks that no live
+         * worker holds.
+         *
+         */
+        queued: number;
+    };
+    /**
      * Result per dependency.
      */
     checks: {
@@ -3350,6 +3374,9 @@ export type StreamErrorFrame = {
  * reservation.
  *
  * - `1000` normal closure: sent after `session.completed`, in answer to the client's `end`.
+ * - `1001` going away: the server is shutting down (a restart or a rollout); the session ends unfinished and the
+ * client may open a new session at once, which another server of the deployment takes (`server_error` /
+ * `engine_unavailable`). Extension: the interface document does not name this case.
  * - `1011` server error: the recognition engine or the server failed (`server_error` / `internal_error` or
  * `engine_unavailable`).
  * - `4400` invalid message: the first frame is not a valid `session` frame, audio before `session`, a frame that is
@@ -3370,7 +3397,7 @@ export type StreamErrorFrame = {
  * frame limit are this document's decisions (the limits are configurable on the server).
  *
  */
-export type StreamCloseCode = 1000 | 1011 | 4400 | 4401 | 4402 | 4408 | 4429;
+export type StreamCloseCode = 1000 | 1011 | 4400 | 4401 | 4402 | 4408 | 4429 | 1001;
 
 /**
  * WebhookDeliveryHeaders

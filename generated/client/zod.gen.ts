@@ -46,6 +46,15 @@ export const zHealth = z.object({
     status: zHealthStatus,
     version: z.string().min(1),
     uptime_seconds: z.int().gte(0),
+    role: z.enum([
+        'all',
+        'api',
+        'worker'
+    ]).optional(),
+    jobs: z.object({
+        running: z.int().gte(0),
+        queued: z.int().gte(0)
+    }).optional(),
     checks: z.object({
         database: zHealthCheckStatus,
         queue: zHealthCheckStatus,
@@ -2090,6 +2099,9 @@ export const zStreamSessionCompleted = z.object({
  * reservation.
  *
  * - `1000` normal closure: sent after `session.completed`, in answer to the client's `end`.
+ * - `1001` going away: the server is shutting down (a restart or a rollout); the session ends unfinished and the
+ * client may open a new session at once, which another server of the deployment takes (`server_error` /
+ * `engine_unavailable`). Extension: the interface document does not name this case.
  * - `1011` server error: the recognition engine or the server failed (`server_error` / `internal_error` or
  * `engine_unavailable`).
  * - `4400` invalid message: the first frame is not a valid `session` frame, audio before `session`, a frame that is
@@ -2117,7 +2129,8 @@ export const zStreamCloseCode = z.union([
     z.literal(4401),
     z.literal(4402),
     z.literal(4408),
-    z.literal(4429)
+    z.literal(4429),
+    z.literal(1001)
 ]);
 
 /**

@@ -1,5 +1,8 @@
 // The composition root: builds the database, services and handlers from config and wires the Koa app. The server
 // refuses to start when an operation of the contract has no handler or a handler names no operation.
+// The role (SCRIBE_ROLE) decides what runs: `all` everything; `api` the contract's routes and streams, announcing
+// queued tasks to the workers; `worker` the background work (jobs, webhook deliveries, sweeps) behind GET /health.
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -39,7 +42,13 @@ import { createKeyService, type KeyService } from './keys/service.ts';
 import { createKeyStore } from './keys/store.ts';
 import { modelHandlers } from './models/handlers.ts';
 import { createModelRegistry } from './models/registry.ts';
+import { resolveSecretKey } from './secrets/secret-key.ts';
 import { createAddressGuard } from './media/address-guard.ts';
+import { createMediaStore } from './media/media-store.ts';
+import { startMediaSweeper } from './media/media-sweeper.ts';
+import { startBackgroundWork, type BackgroundWork } from './roles/background-work.ts';
+import { createHealthOnlyApp } from './roles/health-only-app.ts';
+import { createJobAnnouncer } from './roles/job-wakeup.ts';
 import { streamHandlers } from './streaming/handlers.ts';
 import { createStreamService } from './streaming/session-service.ts';
 import { createStreamEngine, type StreamEngine } from './streaming/stream-engine.ts';
@@ -65,9 +74,23 @@ export interface App {
   db: Database;
   logger: Logger;
   server: Server;
-  services: { accounts: AccountService; keys: KeyService; ledger: Ledger; runner: Runner; streamEngine: StreamEngine };
+  services: {
+    accounts: AccountService;
+    keys: KeyService;
+    ledger: Ledger;
+    /** Absent on an `api` process, which runs no job. */
+    runner: Runner | undefined;
+    streamEngine: StreamEngine;
+  };
+  /**
+   * Shuts down gracefully: no new connections or claims, running jobs handed back, open streams closed (1011), then
+   * everything released. Calling it again returns the same shutdown.
+   */
   close(): Promise<void>;
 }
+
+/** How long in-flight HTTP requests may run on after a shutdown began before their connections are cut. */
+const DRAIN_MS = 10_000;
 
 /** Fails when the contract and the handler map disagree in either direction. */
 export function checkHandlers(api: OpenAPIBackend, handlers: HandlerGroup): Handlers {
@@ -97,12 +120,13 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   const chatEngines = await createChatEngines(config.chat);
   const db = openDatabase(config);
   await migrateToLatest(db);
+  const secretKey = await resolveSecretKey(db, config); // PostgreSQL: shared by every node on the database
   const api = await sharedContract();
 
   const accountStore = createAccountStore(db);
   const keyStore = createKeyStore(db);
   const keys = createKeyService(db, keyStore, {
-    secretKey: config.secretKey,
+    secretKey,
     maxLiveKeys: limitOf(api, 'createApiKey', 'max_live_keys_per_account'),
     credentials: createCredentialCache(config.authCacheMs),
   });
@@ -124,7 +148,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     reserveCapTokens: config.chat.reserveCapTokens,
   });
   const jobs = createJobQueue(db, { leaseMs: stt.leaseMs });
-  const files = createTaskFiles(config.dataDir);
+  const files = createTaskFiles(config.dataDir, createMediaStore(db), { runsJobs: config.role !== 'api' });
   const transcriptionStore = createTranscriptionStore(db);
   const webhooks = createWebhookDelivery({
     db,
@@ -155,14 +179,19 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     logger,
     onFinal,
   });
-  const runner = createRunner(jobs, pipeline, { slots: stt.slots, leaseMs: stt.leaseMs, pollMs: stt.pollMs }, logger);
+  const runner =
+    config.role === 'api'
+      ? undefined
+      : createRunner(jobs, pipeline, { slots: stt.slots, leaseMs: stt.leaseMs, pollMs: stt.pollMs }, logger);
+  // On PostgreSQL a queued task is announced to the runners of every process (roles/job-wakeup.ts).
+  const nodeId = `node-${randomUUID()}`;
+  const announcer = config.databaseUrl ? createJobAnnouncer(db, nodeId, logger) : undefined;
   const syncLimits = {
     maxBytes: limitOf(api, 'createSyncTranscription', 'max_file_bytes'),
     maxSeconds: limitOf(api, 'createSyncTranscription', 'max_duration_seconds'),
   };
   const intake = createIntake({
     db,
-    jobs,
     ledger,
     engine,
     files,
@@ -172,7 +201,10 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
       async: { maxBytes: stt.asyncMaxBytes, maxSeconds: stt.asyncMaxSeconds },
       maxConcurrentJobs: config.maxConcurrentJobs,
     },
-    wake: () => runner.wake(),
+    wake: () => {
+      runner?.wake();
+      announcer?.announce();
+    },
     onFinal,
   });
 
@@ -190,8 +222,31 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     logger,
   });
 
+  let background: BackgroundWork | undefined;
+  const health = healthHandlers({
+    db,
+    registry,
+    version: config.version,
+    startedAt,
+    role: config.role,
+    runningJobs: () => runner?.running() ?? 0,
+    runnerActive: () => background?.active() ?? true,
+  });
+  if (config.role === 'worker') {
+    const server = createServer(
+      createHealthOnlyApp({
+        api,
+        getHealth: health.getHealth!,
+        validateResponses: config.validateResponses,
+        logger,
+      }).callback(),
+    );
+    background = await startBackground();
+    return assemble(server, undefined);
+  }
+
   const handlers = checkHandlers(api, {
-    ...healthHandlers(db, registry, config.version, startedAt),
+    ...health,
     ...modelHandlers(registry),
     ...keyHandlers(keys, keyStore),
     ...billingHandlers(db, config.prices),
@@ -206,7 +261,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
       intake,
       store: transcriptionStore,
       jobs,
-      links: createResultLinks(config.secretKey, config.resultLinkTtlSeconds),
+      links: createResultLinks(secretKey, config.resultLinkTtlSeconds),
       publicUrl: config.publicUrl,
       fallbackOrigin: `http://${config.host}:${config.port}`,
     }),
@@ -253,25 +308,50 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     logger,
   });
   await mkdir(join(config.dataDir, 'uploads'), { recursive: true });
-  runner.start();
-  webhooks.start();
-  streamServer.start();
+  if (runner) background = await startBackground();
+  return assemble(server, streamServer);
 
-  return {
-    config,
-    db,
-    logger,
-    server,
-    services: { accounts, keys, ledger, runner, streamEngine },
-    async close() {
-      await streamServer.close();
-      await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
-      await runner.stop();
-      await webhooks.stop();
-      await engine.close();
-      await embeddingEngine.close();
-      await chatEngines.close();
+  function startBackground(): Promise<BackgroundWork> {
+    return startBackgroundWork({
+      runner: runner!,
+      webhooks,
+      streams,
+      sweeps: () => [startMediaSweeper(files.media, logger)],
+      databaseUrl: config.databaseUrl,
+      nodeId,
+      logger,
+    });
+  }
+
+  function assemble(server: Server, streamServer: ReturnType<typeof attachStreamServer> | undefined): App {
+    let closed: Promise<void> | undefined;
+    async function shutDown(): Promise<void> {
+      // Stop accepting first: the listener closes, idle keep-alive connections go, requests in flight may finish.
+      const drained = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      server.closeIdleConnections();
+      await Promise.all([background?.stop(), streamServer?.close()]);
+      const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+      await drained;
+      clearTimeout(cut);
+      // Engine threads are given their grace to free native memory (a decoder stops between segments), all at once.
+      await Promise.all([
+        engine.close(),
+        embeddingEngine.close(),
+        chatEngines.close(),
+        streamServer ? undefined : streamEngine.close(),
+      ]);
       await db.destroy();
-    },
-  };
+    }
+    return {
+      config,
+      db,
+      logger,
+      server,
+      services: { accounts, keys, ledger, runner, streamEngine },
+      close() {
+        closed ??= shutDown();
+        return closed;
+      },
+    };
+  }
 }

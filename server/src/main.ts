@@ -1,5 +1,8 @@
 // `npm start` / `scribe serve`: the reference server on HOST:PORT (default 127.0.0.1:8080), SQLite unless
-// DATABASE_URL is set. Anything that stops the start ends with one line naming the setting to fix and exit code 1.
+// DATABASE_URL is set, in the role SCRIBE_ROLE names (all, api or worker). Anything that stops the start ends with one
+// line naming the setting to fix and exit code 1. SIGTERM or SIGINT shuts down gracefully (app.close: nothing new
+// accepted, running jobs handed back to other workers, open streams closed) and exits 0; a second signal during the
+// shutdown exits at once (1).
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -29,14 +32,28 @@ export async function serve(): Promise<void> {
   process.off('uncaughtException', failedStart);
   process.off('unhandledRejection', failedStart);
   const database = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
-  app.logger.info({ url: `http://${config.host}:${config.port}`, database }, 'Scribe is listening');
-  const stop = async () => {
-    app.logger.info('shutting down');
-    await app.close();
-    process.exit(0);
+  app.logger.info({ url: `http://${config.host}:${config.port}`, database, role: config.role }, 'Scribe is listening');
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      app.logger.warn({ signal }, 'second signal during the shutdown: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    app.logger.info({ signal }, 'shutting down');
+    app.close().then(
+      () => {
+        app.logger.info('shut down');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        app.logger.error({ err }, 'the shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await serve().catch((error: unknown) => exitWithFatal(error));

@@ -29,6 +29,8 @@ for (const kind of databaseKinds) {
     assert.equal(rest, {
       status: 'ok',
       version: '0.1.0',
+      role: 'all',
+      jobs: { running: 0, queued: 0 },
       checks: {
         database: 'ok',
         queue: 'ok',

@@ -37,7 +37,7 @@ export interface ConnectionDeps {
 }
 
 export interface StreamConnection {
-  /** Ends the connection from the server's side (shutdown): error frame, close 1011, reservation released. */
+  /** Ends the connection from the server's side (shutdown): error frame, close 1001, reservation released. */
   shutdown(): Promise<void>;
   /** ws refused a frame the client sent (stream-socket.ts): the contract's error frame and 4400. */
   refuse(refusal: Refusal): void;
@@ -323,7 +323,7 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
       );
     },
     async shutdown() {
-      await fail(new FrameError('internal_error', 'The server is shutting down.', null, 1011));
+      await fail(new FrameError('engine_unavailable', 'The server is shutting down; open a new session.', null, 1001));
       await done;
     },
   };

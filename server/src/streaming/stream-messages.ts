@@ -69,7 +69,15 @@ export class FrameError extends Error {
 
 /** The `error` frame of a failure; `type` follows the close code's HTTP sibling (4401 → authentication, …). */
 export function errorFrame(error: FrameError): StreamErrorFrame {
-  const status: Record<number, number> = { 4400: 400, 4401: 401, 4402: 402, 4408: 400, 4429: 429, 1011: 500 };
+  const status: Record<number, number> = {
+    4400: 400,
+    4401: 401,
+    4402: 402,
+    4408: 400,
+    4429: 429,
+    1001: 503,
+    1011: 500,
+  };
   const type = error.code === 'user_blocked' ? 'permission_error' : errorTypeOf(status[error.closeCode ?? 4400] ?? 400);
   return {
     type: 'error',

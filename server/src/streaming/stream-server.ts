@@ -1,8 +1,10 @@
 // The WebSocket endpoint on the app's own HTTP server: `upgrade` requests for /v3/transcriptions/stream are handed to
 // a `ws` server without a listener of its own (noServer); any other upgrade is answered 404 and closed. The handshake
 // completes even for a bad ticket, so every client (browsers too) gets the `error` frame that says why (4401).
-// WebSocket frames are not counted by the HTTP rate limit. The sweeper runs here too (startup and periodic), and
-// close() ends every open connection (1011, reservations released) before the database goes away.
+// WebSocket frames are not counted by the HTTP rate limit. close() (the server shutting down) refuses new upgrades and
+// ends every open connection with an `error` frame and 1001 (going away: the client may open a new session at once,
+// on another server of the deployment), releasing the reservations before the database goes away. The sweep of tickets and sessions of dead
+// processes is background work (roles/background-work.ts), run by `worker` and `all` processes.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
@@ -53,18 +55,24 @@ export function attachStreamServer(server: Server, deps: StreamServerDeps) {
   }
 
   server.on('upgrade', onUpgrade);
+  let closed: Promise<void> | undefined;
+
+  async function closeAll(): Promise<void> {
+    server.off('upgrade', onUpgrade);
+    // An upgrade that arrives while the server drains is refused rather than left hanging.
+    server.on('upgrade', (_request: IncomingMessage, socket: Duplex) =>
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'),
+    );
+    await Promise.all([...connections].map((connection) => connection.shutdown()));
+    for (const client of wss.clients) client.terminate();
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+    await deps.engine.close();
+  }
 
   return {
-    start(): void {
-      deps.service.startSweeper();
-    },
-    async close(): Promise<void> {
-      server.off('upgrade', onUpgrade);
-      deps.service.stopSweeper();
-      await Promise.all([...connections].map((connection) => connection.shutdown()));
-      for (const client of wss.clients) client.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      await deps.engine.close();
+    close(): Promise<void> {
+      closed ??= closeAll();
+      return closed;
     },
   };
 }

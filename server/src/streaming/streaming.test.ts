@@ -494,7 +494,7 @@ for (const kind of databaseKinds) {
     assertClean(client);
   });
 
-  test('a server that shuts down ends its open sessions with 1011 and releases their reservations', async () => {
+  test('a server that shuts down ends its open sessions with 1001 (going away) and releases their reservations', async () => {
     // An app of its own (the shared one stays up), read back through a second connection after it closed.
     const database = await freshDatabase(kind);
     const config = loadConfig({
@@ -519,13 +519,13 @@ for (const kind of databaseKinds) {
       await client.next('session.started');
       await app.close();
       const error = await client.next('error');
-      assert.equal([error.error.type, error.close_code], ['server_error', 1011]);
-      assert.is((await client.closed).code, 1011);
+      assert.equal([error.error.type, error.close_code], ['server_error', 1001]);
+      assert.is((await client.closed).code, 1001);
       assertClean(client);
       const db = openDatabase(config);
       try {
         const row = await db('stream_sessions').where({ id: created.session_id }).first();
-        assert.equal([row.status, row.end_reason], ['dropped', '1011']);
+        assert.equal([row.status, row.end_reason], ['dropped', '1001']);
         const money = await db('accounts').where({ id: account.id }).first();
         assert.equal([Number(money.balance_minor), Number(money.reserved_minor)], [100 * 100, 0]);
       } finally {

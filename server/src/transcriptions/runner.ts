@@ -1,6 +1,7 @@
 // The job runner of one server process: as many slots as the engine has workers, each taking the next job from the
 // durable queue, running it under a lease kept alive by a heartbeat, and then looking again. Idle slots sleep until
-// a new task of this process wakes them or the poll interval passes (tasks of other processes, expired leases).
+// a new task wakes them (queued by this process, or announced by another one on PostgreSQL: roles/job-wakeup.ts) or
+// the poll interval passes (announcements missed, expired leases).
 // Stopping gives every held lease back at once, so another process can resume those tasks without waiting.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -17,6 +18,8 @@ export interface RunnerOptions {
 export function createRunner(jobs: JobQueue, pipeline: Pipeline, options: RunnerOptions, logger: Logger) {
   const owner = `worker-${randomUUID()}`;
   const held = new Map<string, AbortController>();
+  /** Set by stop(): the jobs still held are handed back, not given up. */
+  let stopping = false;
   const loops = createPollingLoops({ count: options.slots, pollMs: options.pollMs, name: 'job runner', logger });
 
   async function work(): Promise<void> {
@@ -40,7 +43,8 @@ export function createRunner(jobs: JobQueue, pipeline: Pipeline, options: Runner
     } finally {
       clearInterval(heartbeat);
       held.delete(job.id);
-      await jobs.release(job.id, owner).catch(() => undefined);
+      const release = stopping ? jobs.handBack(job.id, owner) : jobs.release(job.id, owner);
+      await release.catch(() => undefined);
     }
   }
 
@@ -49,11 +53,17 @@ export function createRunner(jobs: JobQueue, pipeline: Pipeline, options: Runner
     start(): void {
       loops.start(work);
     },
+    /** Jobs this process holds now. */
+    running(): number {
+      return held.size;
+    },
     /** A task was created: wake an idle slot now instead of at the next poll. */
     wake(): void {
       loops.wakeOne();
     },
+    /** Stops claiming, aborts the jobs in flight and hands their leases back; resolves when every slot has returned. */
     async stop(): Promise<void> {
+      stopping = true;
       await loops.stop(() => {
         for (const controller of held.values()) controller.abort();
       });
