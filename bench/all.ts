@@ -87,6 +87,7 @@ const benchmarks: Benchmark[] = [
     ],
   },
   { name: 'memory', script: 'bench/memory.ts', defaults: {} },
+  { name: 'scale', script: 'bench/scale.ts', defaults: { BENCH_TASKS: '8' } },
 ];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());

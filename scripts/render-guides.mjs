@@ -18,6 +18,7 @@ const order = [
   'openai-sdk',
   'conformance',
   'configuration',
+  'deployment',
 ];
 
 export const escapeHtml = (text) =>
