@@ -9,7 +9,7 @@
 // Files run in parallel, one per core (SCRIBE_TEST_JOBS overrides): each file makes its own temporary data dirs,
 // PostgreSQL databases and free ports, so files share nothing but the machine (the few that time the machine itself run
 // alone, see runAlone). Each file's output is printed as one
-// block when it ends. The longest files (by the previous run's times, kept in node_modules/.cache) start first.
+// block when it ends, headed by its wall time and CPU time (its own and its children's: the run is bound by CPU). The longest files (by the previous run's times, kept in node_modules/.cache) start first.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -71,6 +71,23 @@ async function testPostgres() {
   }
 }
 
+/**
+ * CPU seconds (user + system) of every child this process has reaped so far, from /proc/self/stat (cutime + cstime,
+ * in clock ticks of 1/100 s on Linux); undefined where there is no /proc. A child's CPU is added when it is reaped and
+ * includes its own reaped children (the servers and tools a test file starts), so the growth read at one file's
+ * `exit` is that file's CPU even with other files running beside it (two files ending in the same instant would
+ * share it).
+ */
+function childrenCpuSeconds() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+let cpuSeen = childrenCpuSeconds();
+
 function runFile(file, env) {
   return new Promise((resolve) => {
     const started = Date.now();
@@ -83,7 +100,12 @@ function runFile(file, env) {
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('close', (status, signal) => resolve({ status, signal, stdout, stderr, ms: Date.now() - started }));
+    let cpu;
+    child.once('exit', () => {
+      const now = childrenCpuSeconds();
+      if (now !== undefined && cpuSeen !== undefined) [cpu, cpuSeen] = [now - cpuSeen, now];
+    });
+    child.once('close', (status, signal) => resolve({ status, signal, stdout, stderr, ms: Date.now() - started, cpu }));
   });
 }
 
@@ -112,11 +134,14 @@ const env = {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+let cpuTotal = 0;
 const broken = [];
 
 function record(name, result) {
   times[name] = result.ms;
-  console.log(`\n=== ${name} (${(result.ms / 1000).toFixed(1)} s)`);
+  cpuTotal += result.cpu ?? 0;
+  const cpu = result.cpu === undefined ? '' : `, ${result.cpu.toFixed(1)} s CPU`;
+  console.log(`\n=== ${name} (${(result.ms / 1000).toFixed(1)} s${cpu})`);
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   const out = stripVTControlCharacters(result.stdout);
@@ -138,6 +163,7 @@ function record(name, result) {
 }
 
 const started = Date.now();
+cpuSeen = childrenCpuSeconds(); // not the package check's
 await Promise.all(
   Array.from({ length: Math.min(jobs, queue.length) }, async () => {
     for (let file = queue.shift(); file; file = queue.shift()) {
@@ -150,7 +176,9 @@ await postgres?.stop();
 
 try {
   mkdirSync(dirname(timesFile), { recursive: true });
-  writeFileSync(timesFile, JSON.stringify(times, null, 2));
+  // Merged into the file as it is now: another `npm test` (a filtered one) may have written it since this run began.
+  const measured = Object.fromEntries(files.map((file) => relative(root, file)).map((name) => [name, times[name]]));
+  writeFileSync(timesFile, JSON.stringify({ ...readTimes(), ...measured }, null, 2));
 } catch {
   // Only the order of the next run depends on it.
 }
@@ -162,7 +190,7 @@ const serial = Object.entries(times)
   .reduce((sum, [, ms]) => sum + ms, 0);
 console.log(
   `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s with ${jobs} in parallel ` +
-    `(${(serial / 1000).toFixed(0)} s one after another)`,
+    `(${(serial / 1000).toFixed(0)} s one after another, ${cpuTotal.toFixed(0)} s CPU)`,
 );
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 || files.length === 0 ? 1 : 0);

@@ -255,11 +255,17 @@ test('every stream operation has one message and an action; every JSON message i
   }
 });
 
-test('close codes are enumerated in the document', () => {
+test('close codes are enumerated in the document, and x-close-codes lists the same ones', () => {
   const codes = asyncapi.components.schemas.StreamCloseCode!.enum as number[];
+  // The interface document's codes, and 1001 (going away: a server shutting down), an extension.
   assert.equal(
     [...codes].sort((a, b) => a - b),
-    [1000, 1011, 4400, 4401, 4402, 4408, 4429],
+    [1000, 1001, 1011, 4400, 4401, 4402, 4408, 4429],
+  );
+  const listed = (asyncapi.channels.transcriptionStream!['x-close-codes'] as { code: number }[]).map((c) => c.code);
+  assert.equal(
+    [...listed].sort((a, b) => a - b),
+    [...codes].sort((a, b) => a - b),
   );
 });
 

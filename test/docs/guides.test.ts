@@ -2,7 +2,7 @@
 // run, and its run blocks — shell, TypeScript and Python, in order, sharing exported variables as a reader's shell
 // session would — exit 0 against a real reference server (SQLite, the real speech engine, the default rate limit).
 // A block checks its own result (`curl --fail`, `test …`), so a guide whose answer changed fails here.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../../server/src/test-support/harness.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
-import { guideFiles, readGuide } from '../support/guides.ts';
+import { guideFiles, readGuide, type GuideBlock } from '../support/guides.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const test = suite('docs/guides');
@@ -22,6 +22,74 @@ const runners: Record<string, { ext: string; command: (file: string) => string }
   python: { ext: 'py', command: (file) => `python3 ${file}` },
 };
 
+/** What a guide's script printed and how it ended. */
+interface GuideRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * A guide's run blocks as one bash script, in order, sharing exported variables as a reader's shell session would;
+ * TypeScript and Python blocks are written to files beside the repository's package.json (so imports resolve as they
+ * do for a reader of the repository) and run from the script.
+ */
+function runGuide(file: string, index: number, blocks: GuideBlock[]): Promise<GuideRun> {
+  const written: string[] = [];
+  const script = ['set -euo pipefail', `cd ${JSON.stringify(root)}`];
+  blocks.forEach((block, n) => {
+    script.push(`echo '### ${file}:${block.line}' >&2`);
+    const runner = runners[block.lang];
+    if (!runner) {
+      script.push(block.code);
+      return;
+    }
+    const path = join(root, `.guide-${process.pid}-${index}-${n}.${runner.ext}`);
+    writeFileSync(path, block.code);
+    written.push(path);
+    script.push(runner.command(JSON.stringify(path)));
+  });
+  return new Promise<GuideRun>((resolve) => {
+    const child = spawn('bash', ['-c', script.join('\n')], {
+      env: { ...process.env, SCRIBE_BASE_URL: server!.base, SCRIBE_ADMIN_TOKEN: ADMIN_TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 240_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', (error) => (stderr += `\n${error.message}`));
+    child.once('close', (status) => {
+      for (const path of written) rmSync(path, { force: true });
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+/** At most `count` of the works given to it running at once; the rest wait their turn, in the order given. */
+function lanes(count: number) {
+  let free = count;
+  const waiting: (() => void)[] = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    if (free > 0) free -= 1;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free += 1;
+    }
+  };
+}
+
+const runnable = guideFiles()
+  .map((file) => ({ file, blocks: readGuide(file).blocks.filter((b) => b.run) }))
+  .filter(({ blocks }) => blocks.length > 0);
+/** Each guide's run, started in `before` once the server is up. */
+const guideRuns = new Map<string, Promise<GuideRun>>();
+
 test.before(async () => {
   // The chat model the OpenAI SDK guide talks to: the tiny test model its norun block shows how to make.
   const model = join(modelDir, 'tiny.gguf');
@@ -32,9 +100,20 @@ test.before(async () => {
     SCRIBE_STREAM_WORKERS: '1',
     SCRIBE_MINI_MODEL: model,
   });
+  // The guides run two at a time, each on its own account, beside the tests: much of a guide is waiting (on a
+  // transcription, on the rate limit its conformance run keeps under), which another guide's commands fill. Each
+  // guide's test awaits its own run.
+  const inLane = lanes(2);
+  runnable.forEach(({ file, blocks }, index) =>
+    guideRuns.set(
+      file,
+      inLane(() => runGuide(file, index, blocks)),
+    ),
+  );
 });
 
 test.after(async () => {
+  await Promise.allSettled(guideRuns.values());
   await server?.stop();
   rmSync(modelDir, { recursive: true, force: true });
 });
@@ -51,37 +130,13 @@ test('every guide starts with a title and marks every code block as run or norun
   }
 });
 
-for (const file of guideFiles()) {
-  const guide = readGuide(file);
-  const blocks = guide.blocks.filter((b) => b.run);
-  if (blocks.length === 0) continue;
-  test(`${file}: its ${blocks.length} run blocks succeed against the reference server`, () => {
-    const written: string[] = [];
-    const script = ['set -euo pipefail', `cd ${JSON.stringify(root)}`];
-    blocks.forEach((block, n) => {
-      script.push(`echo '### ${file}:${block.line}' >&2`);
-      const runner = runners[block.lang];
-      if (!runner) {
-        script.push(block.code);
-        return;
-      }
-      // Beside the repository's package.json, so imports resolve as they do for a reader of the repository.
-      const path = join(root, `.guide-${process.pid}-${n}.${runner.ext}`);
-      writeFileSync(path, block.code);
-      written.push(path);
-      script.push(runner.command(JSON.stringify(path)));
-    });
-    try {
-      const result = spawnSync('bash', ['-c', script.join('\n')], {
-        env: { ...process.env, SCRIBE_BASE_URL: server!.base, SCRIBE_ADMIN_TOKEN: ADMIN_TOKEN },
-        encoding: 'utf8',
-        timeout: 240_000,
-      });
-      const where = result.stderr.match(/### (\S+)(?![\s\S]*### )/)?.[1] ?? file;
-      assert.is(result.status, 0, `${where} failed:\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
-    } finally {
-      for (const path of written) rmSync(path, { force: true });
-    }
+for (const { file, blocks } of runnable) {
+  test(`${file}: its ${blocks.length} run blocks succeed against the reference server`, async () => {
+    const run = guideRuns.get(file);
+    assert.ok(run, 'the guide did not start: no reference server');
+    const result = await run;
+    const where = result.stderr.match(/### (\S+)(?![\s\S]*### )/)?.[1] ?? file;
+    assert.is(result.status, 0, `${where} failed:\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
   });
 }
 

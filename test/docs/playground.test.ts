@@ -5,12 +5,13 @@
 // test/artifacts/.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { get } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ffmpegPath } from '../../server/src/media/ffmpeg.ts';
 import { GOFORWARD_RAW, goforward, textAsWav } from '../../server/src/test-support/audio.ts';
@@ -23,6 +24,8 @@ const artifacts = join(root, 'test/artifacts');
 const EXPECTED = 'go forward ten meters';
 
 let server: ScribeProcess;
+/** The second server, with the tiny chat model: started in `before` beside the first, used by the chat test. */
+let chatServer: Promise<ScribeProcess> | undefined;
 let browser: Browser;
 let apiKey: string;
 const requested: string[] = [];
@@ -44,20 +47,31 @@ function microphoneWav(): string {
 
 test.before(async () => {
   mkdirSync(artifacts, { recursive: true });
-  execFileSync(process.execPath, [join(root, 'scripts/build-docs.mjs')], { cwd: root, stdio: 'pipe' });
-  server = await startScribe('sqlite');
-  apiKey = (await createAccountOn(server.base, 1000)).apiKey;
-  browser = await launchChromium([
-    '--autoplay-policy=no-user-gesture-required',
-    '--use-fake-ui-for-media-stream',
-    '--use-fake-device-for-media-stream',
-    `--use-file-for-fake-audio-capture=${microphoneWav()}%noloop`,
+  // The site build, the two servers and the browser start side by side (the servers serve /docs/ per request, so a
+  // site built after they start is the one they serve).
+  chatServer = tinyModelPath().then((model) => startScribe('sqlite', { SCRIBE_MINI_MODEL: model }));
+  chatServer.catch(() => undefined); // a failed start fails the chat test that awaits it
+  const [started, launched, site] = await Promise.allSettled([
+    startScribe('sqlite'),
+    launchChromium([
+      '--autoplay-policy=no-user-gesture-required',
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${microphoneWav()}%noloop`,
+    ]),
+    promisify(execFile)(process.execPath, [join(root, 'scripts/build-docs.mjs')], { cwd: root }),
   ]);
+  // Whatever started is kept for `after` to stop, then the first failure is thrown.
+  if (started.status === 'fulfilled') server = started.value;
+  if (launched.status === 'fulfilled') browser = launched.value;
+  for (const outcome of [started, launched, site]) if (outcome.status === 'rejected') throw outcome.reason;
+  apiKey = (await createAccountOn(server.base, 1000)).apiKey;
 });
 
 test.after(async () => {
   await browser?.close();
   await server?.stop();
+  await (await chatServer?.catch(() => undefined))?.stop();
 });
 
 async function newPage(context?: BrowserContext): Promise<Page> {
@@ -267,39 +281,35 @@ test('live streaming from a fake microphone fed by a real recording shows the fi
 
 test('with a chat model configured, the answer streams in token by token', async () => {
   // The tests' tiny GGUF (random weights, a real tokenizer): the answer's words mean nothing, its streaming is real.
-  const chatServer = await startScribe('sqlite', { SCRIBE_MINI_MODEL: await tinyModelPath() });
-  try {
-    const key = (await createAccountOn(chatServer.base, 1000)).apiKey;
-    const page = await newPage();
-    await page.goto(`${chatServer.base}/docs/playground.html`, { waitUntil: 'networkidle' });
-    await page.fill('#api-key', key);
-    await page.click('#key-save');
-    await page.locator('#chat-form').waitFor({ state: 'visible' });
-    assert.ok(await page.locator('#chat-unavailable').isHidden());
-    assert.equal(await page.locator('#chat-model option').evaluateAll((os) => os.map((o) => o.textContent)), [
-      'service-mini',
-    ]);
-    // Every length the answer passes through: more than one step means the tokens were shown as they came.
-    await page.evaluate(() => {
-      const answer = document.getElementById('chat-answer')!;
-      const lengths: number[] = [];
-      (window as unknown as { lengths: number[] }).lengths = lengths;
-      new MutationObserver(() => lengths.push(answer.textContent!.length)).observe(answer, { childList: true });
-    });
-    await page.fill('#chat-max-tokens', '24');
-    await page.click('#chat-send');
-    await page.waitForFunction(() => !(document.getElementById('chat-send') as HTMLButtonElement).disabled, null, {
-      timeout: 60_000,
-    });
-    assert.ok(await page.locator('#chat-error').isHidden(), await page.locator('#chat-error').innerText());
-    const lengths = await page.evaluate(() => (window as unknown as { lengths: number[] }).lengths);
-    assert.ok(lengths.length > 1, `answer updates: ${JSON.stringify(lengths)}`);
-    assert.ok((await page.locator('#chat-answer').textContent())!.length > 0);
-    await page.screenshot({ path: join(artifacts, 'playground-chat.png'), fullPage: true });
-    await page.context().close();
-  } finally {
-    await chatServer.stop();
-  }
+  const chat = await chatServer!;
+  const key = (await createAccountOn(chat.base, 1000)).apiKey;
+  const page = await newPage();
+  await page.goto(`${chat.base}/docs/playground.html`, { waitUntil: 'networkidle' });
+  await page.fill('#api-key', key);
+  await page.click('#key-save');
+  await page.locator('#chat-form').waitFor({ state: 'visible' });
+  assert.ok(await page.locator('#chat-unavailable').isHidden());
+  assert.equal(await page.locator('#chat-model option').evaluateAll((os) => os.map((o) => o.textContent)), [
+    'service-mini',
+  ]);
+  // Every length the answer passes through: more than one step means the tokens were shown as they came.
+  await page.evaluate(() => {
+    const answer = document.getElementById('chat-answer')!;
+    const lengths: number[] = [];
+    (window as unknown as { lengths: number[] }).lengths = lengths;
+    new MutationObserver(() => lengths.push(answer.textContent!.length)).observe(answer, { childList: true });
+  });
+  await page.fill('#chat-max-tokens', '24');
+  await page.click('#chat-send');
+  await page.waitForFunction(() => !(document.getElementById('chat-send') as HTMLButtonElement).disabled, null, {
+    timeout: 60_000,
+  });
+  assert.ok(await page.locator('#chat-error').isHidden(), await page.locator('#chat-error').innerText());
+  const lengths = await page.evaluate(() => (window as unknown as { lengths: number[] }).lengths);
+  assert.ok(lengths.length > 1, `answer updates: ${JSON.stringify(lengths)}`);
+  assert.ok((await page.locator('#chat-answer').textContent())!.length > 0);
+  await page.screenshot({ path: join(artifacts, 'playground-chat.png'), fullPage: true });
+  await page.context().close();
 });
 
 test('no page requested anything but the server, and no console error (checked last, over every page)', () => {

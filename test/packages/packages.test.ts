@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { wavOf } from '../../conformance/core/audio.ts';
 import { ADMIN, startServer, stopServer, type Server } from '../../conformance/suites/reference-server.ts';
-import { createAccountOn, startScribe } from '../../server/src/test-support/scribe-process.ts';
+import { createAccountOn, startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const fixtures = new URL('./fixtures/', import.meta.url).pathname;
@@ -131,6 +131,40 @@ async function newAccount(server: Server) {
   return { apiKey: account.api_key, publicKey: account.public_key, secret: account.secret };
 }
 
+/**
+ * Work that does not wait on the tests before it starts in `before` and runs beside them: most of the file's time is
+ * waiting (npm installs, the installed suite pacing itself under the server's rate limit), not computing. Each is
+ * awaited by the test that asserts on it; a failure is marked handled here so it fails that test, not the process.
+ */
+function early<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => undefined);
+  return work;
+}
+
+/** The installed suite's run on a server of its own (its accounts, lists and task queue are nobody else's). */
+async function installedSuiteRun(suiteProject: string, work: string, started: Promise<Server>) {
+  const server = await started;
+  try {
+    const junit = join(work, 'conformance.xml');
+    const ndjson = join(work, 'conformance.ndjson');
+    const result = await run(
+      join(suiteProject, 'node_modules/.bin/scribe-conformance'),
+      ['--base-url', server.baseUrl, '--admin-token', ADMIN, '--report', `junit=${junit},ndjson=${ndjson}`],
+      { cwd: suiteProject },
+    );
+    return { result, junit, ndjson };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+/** A project with the second generator and the consumer's type packages installed. */
+async function openapiFetchProject(): Promise<{ project: string; installed: Run }> {
+  const project = emptyProject('openapi-fetch-user');
+  const installed = await npm(['install', PINNED.openapiTypescript, PINNED.openapiFetch, PINNED.typesNode], project);
+  return { project, installed };
+}
+
 const packages = suite<{
   work: string;
   tarballs: Record<string, string>;
@@ -138,10 +172,36 @@ const packages = suite<{
   clientProject: string;
   server?: Server;
   wav: string;
+  suiteRun: Promise<Awaited<ReturnType<typeof installedSuiteRun>>>;
+  clientTypes: Promise<Run>;
+  tinyModel: Promise<Run>;
+  chatServer: Promise<ScribeProcess>;
+  openapiFetch: Promise<{ project: string; installed: Run }>;
 }>('packages');
 
 packages.before(async (context) => {
   context.work = mkdtempSync(join(tmpdir(), 'scribe-packages-'));
+  // Nothing of these needs the tarballs: they start now and overlap the packing and installing.
+  const server = early(startServer('sqlite'));
+  const suiteServer = early(startServer('sqlite'));
+  context.openapiFetch = early(openapiFetchProject());
+  context.tinyModel = early(
+    run(process.execPath, [
+      join(root, 'server/bin/scribe.mjs'),
+      'models',
+      'make-tiny',
+      '--out',
+      join(context.work, 'tiny.gguf'),
+    ]),
+  );
+  // The chat test's server, on the model just made (a failed make leaves it unstarted; that test reports why).
+  context.chatServer = early(
+    context.tinyModel.then((made) => {
+      if (made.code !== 0) throw new Error(`make-tiny failed: ${made.stderr}`);
+      return startScribe('sqlite', { SCRIBE_MINI_MODEL: join(context.work, 'tiny.gguf'), SCRIBE_CHAT_CONTEXT: '256' });
+    }),
+  );
+
   const packed = await npm(['pack', '--workspaces', '--json', '--pack-destination', context.work], root);
   assert.is(packed.code, 0, packed.stderr);
   const entries = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { name: string; filename: string }[];
@@ -162,15 +222,23 @@ packages.before(async (context) => {
     if (name === 'scribe-conformance') context.suiteProject = project;
     else context.clientProject = project;
   }
+  // After the sizes above were taken: the strict consumer's type packages, and the installed suite's full run (the
+  // longest step, mostly waiting under the rate limit), both beside the tests that follow.
+  context.clientTypes = early(npm(['install', '--no-save', PINNED.typesNode, PINNED.typesWs], context.clientProject));
+  context.suiteRun = early(installedSuiteRun(context.suiteProject, context.work, suiteServer));
 
-  context.server = await startServer('sqlite');
+  context.server = await server;
   context.wav = join(context.work, 'goforward.wav');
   writeFileSync(context.wav, wavOf(readFileSync(GOFORWARD), 16_000));
 });
 
 packages.after(async (context) => {
+  // The work started in `before` ends before its folders go.
+  await Promise.allSettled([context.suiteRun, context.clientTypes, context.tinyModel, context.openapiFetch]);
   if (context.server) await stopServer(context.server);
-  for (const dir of [context.work, context.suiteProject, context.clientProject])
+  await (await context.chatServer?.catch(() => undefined))?.stop();
+  const openapiFetch = await context.openapiFetch?.catch(() => undefined);
+  for (const dir of [context.work, context.suiteProject, context.clientProject, openapiFetch?.project])
     if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -198,25 +266,6 @@ packages('the installed suite holds no native module and nothing of the server',
   assert.not.ok(installed.has('tsx'), 'the package runs without a TypeScript loader');
 });
 
-packages('the installed suite passes against the reference server (admin token; JUnit and NDJSON)', async (c) => {
-  const junit = join(c.work, 'conformance.xml');
-  const ndjson = join(c.work, 'conformance.ndjson');
-  const result = await run(
-    join(c.suiteProject, 'node_modules/.bin/scribe-conformance'),
-    ['--base-url', c.server!.baseUrl, '--admin-token', ADMIN, '--report', `junit=${junit},ndjson=${ndjson}`],
-    { cwd: c.suiteProject },
-  );
-  assert.is(result.code, 0, `${result.stdout.slice(-3000)}\n${result.stderr}`);
-  const summary = readFileSync(ndjson, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .find((record) => record.type === 'summary');
-  assert.ok(summary, 'an NDJSON summary line');
-  assert.match(readFileSync(junit, 'utf8'), /<testsuites/);
-  console.log(`installed suite: ${JSON.stringify(summary)}`);
-});
-
 packages('a bad invocation of the installed suite is exit 2 with one line', async (c) => {
   const result = await run(join(c.suiteProject, 'node_modules/.bin/scribe-conformance'), ['--base-url']);
   assert.is(result.code, 2);
@@ -226,7 +275,7 @@ packages('a bad invocation of the installed suite is exit 2 with one line', asyn
 packages('a strict TypeScript consumer of scribe-client uses every helper against the server', async (c) => {
   const project = c.clientProject;
   const account = await newAccount(c.server!);
-  const types = await npm(['install', '--no-save', PINNED.typesNode, PINNED.typesWs], project);
+  const types = await c.clientTypes;
   assert.is(types.code, 0, types.stderr);
   writeFileSync(join(project, 'consumer.mts'), readFileSync(join(fixtures, 'client-consumer.mts')));
   await compileStrict(project, { skipLibCheck: false });
@@ -287,26 +336,15 @@ packages('the installed scribe-client CLI transcribes (text and SRT) and streams
 });
 
 packages('the installed CLI prints a chat answer token by token from a real model (the tiny test model)', async (c) => {
-  const model = join(c.work, 'tiny.gguf');
-  const made = await run(process.execPath, [
-    join(root, 'server/bin/scribe.mjs'),
-    'models',
-    'make-tiny',
-    '--out',
-    model,
-  ]);
+  const made = await c.tinyModel;
   assert.is(made.code, 0, made.stderr);
-  const chatServer = await startScribe('sqlite', { SCRIBE_MINI_MODEL: model, SCRIBE_CHAT_CONTEXT: '256' });
-  try {
-    const key = (await createAccountOn(chatServer.base, 100)).apiKey;
-    const cli = join(c.clientProject, 'node_modules/.bin/scribe-client');
-    const env = { SCRIBE_BASE_URL: chatServer.base, SCRIBE_API_KEY: key };
-    const answer = await run(cli, ['chat', 'Hello', '--max-tokens', '12'], { env });
-    assert.is(answer.code, 0, answer.stderr);
-    assert.ok(answer.stdout.trim().length > 0, 'the streamed tokens were printed');
-  } finally {
-    await chatServer.stop();
-  }
+  const chatServer = await c.chatServer;
+  const key = (await createAccountOn(chatServer.base, 100)).apiKey;
+  const cli = join(c.clientProject, 'node_modules/.bin/scribe-client');
+  const env = { SCRIBE_BASE_URL: chatServer.base, SCRIBE_API_KEY: key };
+  const answer = await run(cli, ['chat', 'Hello', '--max-tokens', '12'], { env });
+  assert.is(answer.code, 0, answer.stderr);
+  assert.ok(answer.stdout.trim().length > 0, 'the streamed tokens were printed');
 });
 
 packages('the CLI reports bad input as one line and a non-zero exit', async (c) => {
@@ -332,35 +370,41 @@ packages('the CLI reports bad input as one line and a non-zero exit', async (c) 
 packages(
   'a second generator (openapi-typescript + openapi-fetch) makes a strict client that calls the server',
   async (c) => {
-    const project = emptyProject('openapi-fetch-user');
-    try {
-      const installed = await npm(
-        ['install', PINNED.openapiTypescript, PINNED.openapiFetch, PINNED.typesNode],
-        project,
-      );
-      assert.is(installed.code, 0, installed.stderr);
-      const generated = await run(
-        join(project, 'node_modules/.bin/openapi-typescript'),
-        [join(root, 'generated/openapi.json'), '--output', join(project, 'schema.d.ts')],
-        { cwd: project },
-      );
-      assert.is(generated.code, 0, generated.stderr);
-      writeFileSync(join(project, 'consumer.mts'), readFileSync(join(fixtures, 'openapi-fetch-consumer.mts')));
-      await compileStrict(project);
-      const result = await run(process.execPath, [join(project, 'out/consumer.mjs')], {
-        cwd: project,
-        env: { SCRIBE_BASE_URL: c.server!.baseUrl, SCRIBE_API_KEY: (await newAccount(c.server!)).apiKey },
-      });
-      assert.is(result.code, 0, result.stderr);
-      const seen = JSON.parse(result.stdout.trim());
-      assert.is(seen.status, 200);
-      assert.ok(seen.ids.includes('service-embedding'));
-      assert.is(seen.quoteStatus, 200);
-      assert.type(seen.amount, 'number');
-    } finally {
-      rmSync(project, { recursive: true, force: true });
-    }
+    const { project, installed } = await c.openapiFetch;
+    assert.is(installed.code, 0, installed.stderr);
+    const generated = await run(
+      join(project, 'node_modules/.bin/openapi-typescript'),
+      [join(root, 'generated/openapi.json'), '--output', join(project, 'schema.d.ts')],
+      { cwd: project },
+    );
+    assert.is(generated.code, 0, generated.stderr);
+    writeFileSync(join(project, 'consumer.mts'), readFileSync(join(fixtures, 'openapi-fetch-consumer.mts')));
+    await compileStrict(project);
+    const result = await run(process.execPath, [join(project, 'out/consumer.mjs')], {
+      cwd: project,
+      env: { SCRIBE_BASE_URL: c.server!.baseUrl, SCRIBE_API_KEY: (await newAccount(c.server!)).apiKey },
+    });
+    assert.is(result.code, 0, result.stderr);
+    const seen = JSON.parse(result.stdout.trim());
+    assert.is(seen.status, 200);
+    assert.ok(seen.ids.includes('service-embedding'));
+    assert.is(seen.quoteStatus, 200);
+    assert.type(seen.amount, 'number');
   },
 );
+
+// Last: the run started in `before` has gone on beside every test above.
+packages('the installed suite passes against the reference server (admin token; JUnit and NDJSON)', async (c) => {
+  const { result, junit, ndjson } = await c.suiteRun;
+  assert.is(result.code, 0, `${result.stdout.slice(-3000)}\n${result.stderr}`);
+  const summary = readFileSync(ndjson, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((record) => record.type === 'summary');
+  assert.ok(summary, 'an NDJSON summary line');
+  assert.match(readFileSync(junit, 'utf8'), /<testsuites/);
+  console.log(`installed suite: ${JSON.stringify(summary)}`);
+});
 
 packages.run();
