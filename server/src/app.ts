@@ -29,7 +29,7 @@ import { createEmbeddingService } from './embeddings/service.ts';
 import { healthHandlers } from './health/handlers.ts';
 import { accessLog } from './http/access-log.ts';
 import { createRequestValidator } from './http/request-validation.ts';
-import { createRouter, sharedContract, type ContractOperation } from './http/contract.ts';
+import { createRouter, sharedContract, warmRequestValidators, type ContractOperation } from './http/contract.ts';
 import { dispatch } from './http/dispatch.ts';
 import { errorHandler } from './http/error-handler.ts';
 import type { HandlerGroup, Handlers } from './http/operation.ts';
@@ -281,6 +281,9 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     ...adminHandlers(accounts, accountStore, ledger, keys),
   });
 
+  // In production the request validators are ready before the first requests (compiled in the background); tests and
+  // development compile them on first use and spare every process the CPU.
+  if (config.environment === 'production') warmRequestValidators(api);
   const koa = new Koa({ proxy: false });
   koa.use(requestId);
   koa.use(errorHandler(logger));

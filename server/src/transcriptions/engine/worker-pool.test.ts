@@ -1,7 +1,7 @@
 // The worker pool's own rules, with the PocketSphinx worker as the worker: FIFO order on one worker, a worker that
 // cannot start (bad model path) fails the queued jobs with engine_unavailable and is retried only for the next job,
 // an idle pool does not keep the process alive (a script that never calls close() still exits), and close() lets
-// workers free their decoders and exit by themselves.
+// workers free their decoders and exit by themselves; a pool may start its workers only with its first job.
 import { spawnSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,14 +16,27 @@ const test = suite('worker pool');
 const workerUrl = new URL('./pocketsphinx/worker.ts', import.meta.url);
 loadPocketSphinx(); // silences PocketSphinx's process-wide log before any worker starts, as the engine does
 
-function pool(workerData: PocketSphinxWorkerData, size = 1) {
+function pool(workerData: PocketSphinxWorkerData, size = 1, startOnFirstJob = false) {
   return new WorkerPool<PocketSphinxJob, PocketSphinxResult>({
     size,
     url: workerUrl,
     workerData,
     name: 'PocketSphinx',
+    startOnFirstJob,
   });
 }
+
+test('startOnFirstJob: no worker until the first job, then every worker of the pool', async () => {
+  const p = pool({ model: modelPaths() }, 2, true);
+  try {
+    assert.is(p.workers().length, 0, 'nothing started, no model loaded');
+    const result = await p.run({ pcmPath: GO_FORWARD.path });
+    assert.is(result.words.map((w) => w.word).join(' '), GO_FORWARD.text);
+    assert.is(p.workers().length, 2);
+  } finally {
+    await p.close();
+  }
+});
 
 test('one worker runs the queue in FIFO order, one job at a time; close() lets it free its decoder and exit', async () => {
   const p = pool({ model: modelPaths() });

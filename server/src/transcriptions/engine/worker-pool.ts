@@ -29,6 +29,11 @@ export interface WorkerPoolOptions {
   name?: string;
   /** How long a cancelled job may take to stop before its worker is terminated. Default 30 s. */
   cancelGraceMs?: number;
+  /**
+   * Start the workers with the first job instead of at once: a process that may never run a job (an `api` node, a
+   * test of something else) then holds no worker and loads no model.
+   */
+  startOnFirstJob?: boolean;
 }
 
 export interface RunOptions {
@@ -68,8 +73,12 @@ export class WorkerPool<Job, Result> {
 
   constructor(options: WorkerPoolOptions) {
     if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError('pool size must be an integer ≥ 1');
-    this.options = { name: 'engine', cancelGraceMs: 30_000, workerData: undefined, ...options };
-    for (let i = 0; i < options.size; i++) this.slots.push(this.spawn());
+    this.options = { name: 'engine', cancelGraceMs: 30_000, workerData: undefined, startOnFirstJob: false, ...options };
+    if (!this.options.startOnFirstJob) this.startWorkers();
+  }
+
+  private startWorkers(): void {
+    for (let i = this.slots.length; i < this.options.size; i++) this.slots.push(this.spawn());
   }
 
   get size(): number {
@@ -127,6 +136,7 @@ export class WorkerPool<Job, Result> {
       const onAbort = () => this.cancel(task, signal!);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(task);
+      this.startWorkers();
       this.reviveDeadSlots();
       this.dispatch();
     });

@@ -92,7 +92,7 @@ export function pocketSphinxProblem(model: ModelPaths): EngineProblem | undefine
 }
 
 /**
- * Starts the workers (each loads the model in the background). Throws EngineError `engine_unavailable` right away when
+ * Sets up the worker pool (its workers start with the first job, each loading the model). Throws EngineError `engine_unavailable` right away when
  * the libraries or the model files are missing (its message is the problem's `reason`; `cause` has the detail).
  */
 export function createPocketSphinxEngine(options: PocketSphinxEngineOptions = {}): PocketSphinxEngine {
@@ -108,6 +108,8 @@ export function createPocketSphinxEngine(options: PocketSphinxEngineOptions = {}
     url: new URL('./worker.ts', import.meta.url),
     workerData,
     name: 'PocketSphinx',
+    // Each worker loads the model (~1 s of CPU, ~120 MB): only once there is something to recognise.
+    startOnFirstJob: true,
     ...(options.cancelGraceMs === undefined ? {} : { cancelGraceMs: options.cancelGraceMs }),
   });
 
