@@ -4,8 +4,7 @@
 // other api node in the middle of a live stream. Every accepted task completes exactly once and is captured exactly
 // once, each task's webhook event arrives under one webhook-id with a valid signature, no reservation stays held, the
 // ledger balances, and no media is left in the database. Real processes, the real engine, real sockets.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ffmpegPath } from '../../server/src/media/ffmpeg.ts';
 import { StreamTestClient } from '../../server/src/streaming/stream-test-client.ts';
-import { GOFORWARD_RAW, TESTDATA, goforward } from '../../server/src/test-support/audio.ts';
+import { GOFORWARD_RAW, goforward, librivoxReadings } from '../../server/src/test-support/audio.ts';
 import { ADMIN_TOKEN, freshDatabase } from '../../server/src/test-support/harness.ts';
 import { mediaServer } from '../../server/src/test-support/media-server.ts';
 import { startReceiver, verifyStandardWebhook } from '../../server/src/webhooks/test-receiver.ts';
@@ -30,19 +28,6 @@ interface Node {
   role: 'api' | 'worker';
   base: string;
   started: Started;
-}
-
-/** The LibriVox readings joined twice (≈ 50 s): long enough to kill a worker in the middle of it. */
-function longRecording(dir: string): string {
-  const files = readFileSync(join(TESTDATA, 'librivox/fileids'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((id) => join(TESTDATA, 'librivox', `${id}.wav`));
-  const list = join(dir, 'list.txt');
-  writeFileSync(list, [...files, ...files].map((f) => `file '${f}'`).join('\n'));
-  const out = join(dir, 'long.wav');
-  execFileSync(ffmpegPath, ['-loglevel', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, out]);
-  return out;
 }
 
 async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
@@ -149,7 +134,7 @@ test('every accepted task completes and is charged once; webhooks arrive; nothin
       ).data;
 
     // 1. No worker yet: tasks accepted through both api nodes wait.
-    const long = await upload(api1, longRecording(scratch), 'long.wav');
+    const long = await upload(api1, librivoxReadings(2), 'long.wav');
     const short = [
       await upload(api2, goforward('wav'), 'a.wav'),
       await upload(api1, goforward('mp3'), 'b.mp3'),

@@ -5,8 +5,7 @@
 // another worker resumes the task, charging it once; SIGTERM on an api node closes an open stream with the contract's
 // code and exits 0; a bad SCRIBE_ROLE stops the start with one line and exit code 1.
 import { spawn } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,9 +13,8 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { zNotFoundErrorResponse } from '../../../generated/client/zod.gen.ts';
-import { ffmpegPath } from '../media/ffmpeg.ts';
 import { StreamTestClient } from '../streaming/stream-test-client.ts';
-import { GOFORWARD_RAW, goforward, TESTDATA } from '../test-support/audio.ts';
+import { GOFORWARD_RAW, goforward, librivoxReadings } from '../test-support/audio.ts';
 import { checkResponse } from '../test-support/contract-check.ts';
 import { ADMIN_TOKEN, freshDatabase } from '../test-support/harness.ts';
 import { createAccountOn, startScribe, type ScribeProcess } from '../test-support/scribe-process.ts';
@@ -33,24 +31,6 @@ interface Task {
   cost?: number;
   minutes_billed?: number;
   result?: { text: string };
-}
-
-/** The LibriVox readings joined `times` times into one wav, long enough to stop a worker in the middle of it. */
-function longRecording(dir: string, times: number): string {
-  const files = readFileSync(join(TESTDATA, 'librivox/fileids'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((id) => join(TESTDATA, 'librivox', `${id}.wav`));
-  const list = join(dir, 'list.txt');
-  writeFileSync(
-    list,
-    Array.from({ length: times }, () => files.map((f) => `file '${f}'`))
-      .flat()
-      .join('\n'),
-  );
-  const out = join(dir, 'long.wav');
-  execFileSync(ffmpegPath, ['-loglevel', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, out]);
-  return out;
 }
 
 /** A GET whose answer is checked against the contract (status, body, X-Request-Id). */
@@ -258,7 +238,7 @@ test("the api node's NOTIFY wakes the idle worker, also after its listening conn
 test('SIGTERM on a worker mid-job: exit 0, its lease handed back, another worker completes the task once', async () => {
   const [first] = workers;
   const before = (await captures()).length;
-  const id = await upload(longRecording(scratch, 3));
+  const id = await upload(librivoxReadings(2));
   for (let i = 0; ; i += 1) {
     const task = await status(id);
     if (task.status === 'processing' && task.progress > 0) break;

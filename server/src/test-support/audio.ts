@@ -1,8 +1,8 @@
 // Audio fixtures of the server tests, made once per test process from real recordings with the real ffmpeg:
 // goforward.raw (Debian pocketsphinx-testdata, "go forward ten meters") in several containers, plus files that
-// must be refused (text named .wav, audio over the sync duration limit).
+// must be refused (text named .wav, audio over the sync duration limit), and long readings to interrupt.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ffmpegPath } from '../media/ffmpeg.ts';
@@ -31,6 +31,27 @@ export function silence(seconds: number): string {
   return fixture(`silence-${seconds}.wav`, (path) =>
     ffmpeg(['-f', 'lavfi', '-i', `anullsrc=r=8000:cl=mono`, '-t', String(seconds), path]),
   );
+}
+
+/**
+ * The LibriVox readings of pocketsphinx-testdata joined `times` times into one wav (≈ 25 s each time): a task long
+ * enough to kill or stop its worker in the middle of.
+ */
+export function librivoxReadings(times: number): string {
+  return fixture(`librivox-${times}.wav`, (path) => {
+    const files = readFileSync(join(TESTDATA, 'librivox/fileids'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((id) => `file '${join(TESTDATA, 'librivox', `${id}.wav`)}'`);
+    const list = `${path}.txt`;
+    writeFileSync(
+      list,
+      Array.from({ length: times }, () => files)
+        .flat()
+        .join('\n'),
+    );
+    ffmpeg(['-f', 'concat', '-safe', '0', '-i', list, path]);
+  });
 }
 
 /** A text file named .wav. */

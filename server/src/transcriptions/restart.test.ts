@@ -1,30 +1,15 @@
 // A server killed with SIGKILL while it transcribes loses nothing: the task's lease expires, the restarted server
 // takes the task over and completes it, and it is charged exactly once. Real processes (`node --import tsx
 // server/src/main.ts`), a real database of each kind, the real engine.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, startProcess, type Started } from '../../../test/support/processes.ts';
-import { ffmpegPath } from '../media/ffmpeg.ts';
-import { TESTDATA } from '../test-support/audio.ts';
+import { librivoxReadings } from '../test-support/audio.ts';
 import { ADMIN_TOKEN, databaseKinds, freshDatabase } from '../test-support/harness.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
-
-/** The LibriVox readings joined twice into one file (≈ 50 s), long enough to be killed in the middle of. */
-function longRecording(dir: string): string {
-  const files = readFileSync(join(TESTDATA, 'librivox/fileids'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((id) => join(TESTDATA, 'librivox', `${id}.wav`));
-  const list = join(dir, 'list.txt');
-  writeFileSync(list, [...files, ...files].map((f) => `file '${f}'`).join('\n'));
-  const out = join(dir, 'long.wav');
-  execFileSync(ffmpegPath, ['-loglevel', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list, out]);
-  return out;
-}
 
 for (const kind of databaseKinds) {
   const test = suite(`restart after kill -9 (${kind})`);
@@ -63,7 +48,7 @@ for (const kind of databaseKinds) {
       const auth = { Authorization: `Bearer ${created.api_key}` };
       const form = new FormData();
       form.set('language', 'en');
-      form.set('file', new Blob([readFileSync(longRecording(database.env.SCRIBE_DATA_DIR!))]), 'long.wav');
+      form.set('file', new Blob([readFileSync(librivoxReadings(1))]), 'long.wav');
       const accepted = await fetch(`${base}/v3/transcriptions/async/create`, {
         method: 'POST',
         headers: auth,
