@@ -3,7 +3,8 @@
 // (they wait), a worker is killed with SIGKILL in the middle of a job, an api node in the middle of an upload, the
 // other api node in the middle of a live stream. Every accepted task completes exactly once and is captured exactly
 // once, each task's webhook event arrives under one webhook-id with a valid signature, no reservation stays held, the
-// ledger balances, and no media is left in the database. Real processes, the real engine, real sockets.
+// ledger balances, and no media is left in the database. Each webhook event is refused once by the receiver, so it
+// is delivered again (by whichever worker) under the same webhook-id. Real processes, the real engine, real sockets.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -48,6 +49,14 @@ test('every accepted task completes and is charged once; webhooks arrive; nothin
   const scratch = mkdtempSync(join(tmpdir(), 'scribe-cluster-'));
   const db = new pg.Client({ connectionString: databaseUrl });
   const receiver = await startReceiver();
+  // The first delivery of every event fails (500): each event is retried, possibly by another worker.
+  const answered = new Set<string>();
+  receiver.answer = (request) => {
+    const id = String(request.headers['webhook-id']);
+    if (answered.has(id)) return 200;
+    answered.add(id);
+    return 500;
+  };
   const media = await mediaServer();
   const nodes: Node[] = [];
   const env = {
@@ -228,9 +237,12 @@ test('every accepted task completes and is charged once; webhooks arrive; nothin
     assert.is(held[0].n, 0, 'no reservation left active');
 
     // Webhooks: each task's event under one webhook-id (retries included), signed with the secret shown at creation.
-    await waitFor('every webhook event', 30_000, async () =>
-      new Set(receiver.at('/hook').map((r) => JSON.parse(r.body).data?.id)).size >= tasks.length ? true : undefined,
-    );
+    // Each task's event: refused once, then delivered again (two deliveries at least).
+    const taskOf = (delivery: { body: string }) => (JSON.parse(delivery.body) as { data: { id: string } }).data.id;
+    await waitFor('every webhook event delivered again after its failure', 30_000, async () => {
+      const deliveries = receiver.at('/hook').map(taskOf);
+      return tasks.every((id) => deliveries.filter((task) => task === id).length >= 2) ? true : undefined;
+    });
     const idsByTask = new Map<string, Set<string>>();
     for (const delivery of receiver.at('/hook')) {
       assert.ok(verifyStandardWebhook(hook.secret, delivery.headers, delivery.body), 'the signature verifies');
