@@ -49,21 +49,33 @@ export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): D
 /** How long a start waits for another process's migrations before it gives up. */
 const MIGRATION_LOCK_WAIT_MS = 120_000;
 
+/** Key of the PostgreSQL advisory lock that lets one process at a time migrate (any fixed number of ours). */
+const MIGRATION_ADVISORY_KEY = 7_261_125;
+
 /**
- * Applies the pending migrations; resolves with knex's [batch, names applied]. Several nodes starting at once on one
- * PostgreSQL database race for knex's migration lock and the losers get `MigrationLocked` at once: they wait for the
- * winner to finish and look again (then there is nothing left to apply).
+ * Applies the pending migrations; resolves with knex's [batch, names applied]. On PostgreSQL, processes starting
+ * together (several nodes, or `scribe migrate` beside them) take turns under an advisory lock held by one open
+ * transaction: knex's own lock is not enough on a fresh database, where concurrent first runs race to create its
+ * tables and can insert two lock rows, after which knex reports "already locked" forever. A `MigrationLocked` that
+ * remains (another tool migrating) is waited out.
  */
 export async function migrateToLatest(db: Database): Promise<[number, string[]]> {
-  const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      return (await db.migrate.latest({ migrationSource })) as [number, string[]];
-    } catch (error) {
-      if ((error as Error).name !== 'MigrationLocked' || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+  const latest = async () => {
+    const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        return (await db.migrate.latest({ migrationSource })) as [number, string[]];
+      } catch (error) {
+        if ((error as Error).name !== 'MigrationLocked' || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
-  }
+  };
+  if (databaseKind(db) !== 'postgres') return latest();
+  return db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_ADVISORY_KEY]);
+    return latest();
+  });
 }
 
 export async function rollbackAll(db: Database): Promise<void> {
