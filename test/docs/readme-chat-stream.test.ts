@@ -79,12 +79,18 @@ test('the OpenAI SDK snippet gets a chat answer and two vectors', () => {
   try {
     const out = execFileSync(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, KEY: key } });
     const { answer, vectors } = JSON.parse(out.toString()) as {
-      answer: { object: string; choices: { message: { role: string } }[]; usage: { completion_tokens: number } };
+      answer: {
+        object: string;
+        choices: { message: { role: string } }[];
+        usage: { prompt_tokens: number; completion_tokens: number };
+      };
       vectors: number;
     };
     assert.is(answer.object, 'chat.completion');
     assert.is(answer.choices[0]!.message.role, 'assistant');
-    assert.ok(answer.usage.completion_tokens > 0);
+    assert.ok(answer.usage.prompt_tokens > 0, JSON.stringify(answer.usage));
+    // The tiny test model has random weights: it samples its end token first now and then (no answer tokens).
+    assert.ok(Number.isInteger(answer.usage.completion_tokens) && answer.usage.completion_tokens >= 0);
     assert.is(vectors, 2);
   } finally {
     rmSync(file, { force: true });
