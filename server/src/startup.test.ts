@@ -2,48 +2,19 @@
 // /health, a 503 engine_unavailable with the install hint on every transcription route, everything else working);
 // a setting that cannot be used ends the server or the CLI with one line naming it and exit code 1, never a stack
 // trace; and the PostgreSQL tests run although nothing answers at SCRIBE_TEST_POSTGRES_URL.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { freePort } from '../../test/support/processes.ts';
+import { freePort, runNodeToEnd, STACK_LINE, type Ended } from '../../test/support/processes.ts';
 import { goforward } from './test-support/audio.ts';
 import { databaseKinds, useHarness } from './test-support/harness.ts';
 import { startScribe } from './test-support/scribe-process.ts';
 
-const root = new URL('../../', import.meta.url).pathname;
 const emptyModelDir = mkdtempSync(join(tmpdir(), 'scribe-no-model-'));
 const INSTALL = 'apt-get install libpocketsphinx3 pocketsphinx-en-us';
-/** A line of a JavaScript stack trace. */
-const STACK_LINE = /^\s+at .+[(:]\d+/m;
-
-interface Ran {
-  code: number | null;
-  output: string;
-}
-
-/** Runs a Node entry point to its end (asynchronously: a server of this process may have to answer meanwhile). */
-function run(args: string[], env: Record<string, string>): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 const lines = (output: string) => output.split('\n').filter((line) => line.trim() !== '');
 
@@ -177,7 +148,9 @@ process_('a bad setting ends the server with one line naming it, exit code 1 and
   ];
   try {
     const results = await Promise.all(
-      cases.map(([, env]) => run(['--import', 'tsx', 'server/src/main.ts'], { SCRIBE_DATA_DIR: dataDir, ...env })),
+      cases.map(([, env]) =>
+        runNodeToEnd(['--import', 'tsx', 'server/src/main.ts'], { SCRIBE_DATA_DIR: dataDir, ...env }),
+      ),
     );
     cases.forEach(([setting, , expected], i) => {
       const { code, output } = results[i]!;
@@ -198,7 +171,7 @@ process_('the CLI: a clear line and a non-zero exit, never a stack trace', async
   const deadPort = await freePort();
   const env = { SCRIBE_DATA_DIR: dataDir, SCRIBE_SECRET_KEY: 'c'.repeat(64) };
   const cli = (args: string[], more: Record<string, string> = {}) =>
-    run(['server/bin/scribe.mjs', ...args], { ...env, ...more });
+    runNodeToEnd(['server/bin/scribe.mjs', ...args], { ...env, ...more });
   try {
     const [unknownCommand, unknownFlag, badPrices, deadDatabase, missingAccount] = await Promise.all([
       cli(['frobnicate']),
@@ -207,7 +180,7 @@ process_('the CLI: a clear line and a non-zero exit, never a stack trace', async
       cli(['admin', 'account', 'create'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${deadPort}/x` }),
       cli(['admin', 'account', 'show', '00000000-0000-4000-8000-000000000000']),
     ]);
-    const expectations: [string, Ran, RegExp][] = [
+    const expectations: [string, Ended, RegExp][] = [
       ['unknown command', unknownCommand, /^scribe: Unknown command: frobnicate/],
       ['unknown flag', unknownFlag, /^scribe: Unknown option '--bogus'/],
       ['bad SCRIBE_PRICES', badPrices, /^scribe: SCRIBE_PRICES is not valid JSON/],
@@ -230,7 +203,7 @@ process_('the CLI: a clear line and a non-zero exit, never a stack trace', async
 
 process_('the PostgreSQL tests run when nothing answers at SCRIBE_TEST_POSTGRES_URL', async () => {
   const deadPort = await freePort();
-  const { code, output } = await run(['--import', 'tsx', 'server/src/db/migrations.test.ts'], {
+  const { code, output } = await runNodeToEnd(['--import', 'tsx', 'server/src/db/migrations.test.ts'], {
     SCRIBE_TEST_POSTGRES_URL: `postgres://postgres@127.0.0.1:${deadPort}/postgres`,
     NODE_ENV: 'test',
     NO_COLOR: '1',

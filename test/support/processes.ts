@@ -1,4 +1,5 @@
-// Starting and stopping helper processes (the Prism mock) for tests, with a readiness wait and no leftovers.
+// Starting and stopping helper processes (the Prism mock, servers) for tests, with a readiness wait and no leftovers,
+// and running a process that is expected to end (a refused start, a CLI) to its end.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
@@ -59,4 +60,35 @@ export async function startProcess(
     });
   });
   return { process: child, output: () => output, stop };
+}
+
+/** A line of a JavaScript stack trace (what a user must never see from a refused start or a CLI). */
+export const STACK_LINE = /^\s+at .+[(:]\d+/m;
+
+export interface Ended {
+  code: number | null;
+  output: string;
+}
+
+/**
+ * Runs `node args…` from the repository root to its end, asynchronously (a server of the calling process may have to
+ * answer meanwhile): its exit code and everything it printed. Killed after `timeoutMs`.
+ */
+export function runNodeToEnd(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<Ended> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: new URL('../../', import.meta.url).pathname,
+      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
 }

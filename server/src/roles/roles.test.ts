@@ -4,7 +4,6 @@
 // by the api node's NOTIFY, also after its listening connection was killed; SIGTERM on a worker mid-job exits 0 and
 // another worker resumes the task, charging it once; SIGTERM on an api node closes an open stream with the contract's
 // code and exits 0; a bad SCRIBE_ROLE stops the start with one line and exit code 1.
-import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,17 +12,16 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { zNotFoundErrorResponse } from '../../../generated/client/zod.gen.ts';
+import { runNodeToEnd, STACK_LINE } from '../../../test/support/processes.ts';
 import { StreamTestClient } from '../streaming/stream-test-client.ts';
 import { GOFORWARD_RAW, goforward, librivoxReadings } from '../test-support/audio.ts';
 import { checkResponse } from '../test-support/contract-check.ts';
 import { ADMIN_TOKEN, freshDatabase } from '../test-support/harness.ts';
 import { createAccountOn, startScribe, type ScribeProcess } from '../test-support/scribe-process.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
 const FINAL = ['completed', 'failed', 'cancelled'];
 /** A worker's idle poll in these tests: far longer than any wait below, so only a notification wakes it in time. */
 const SLOW_POLL_MS = '60000';
-const STACK_LINE = /^\s+at .+[(:]\d+/m;
 
 interface Task {
   status: string;
@@ -51,25 +49,6 @@ function exitOf(server: ScribeProcess, ms: number): Promise<number | null> {
     child.once('exit', (code) => {
       clearTimeout(timer);
       resolve(code);
-    });
-  });
-}
-
-/** Runs main.ts with `env` to its end. */
-function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server/src/main.ts')], {
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
     });
   });
 }
@@ -303,7 +282,12 @@ test('a bad SCRIBE_ROLE stops the start: one line naming it, exit code 1', async
     [{ SCRIBE_ROLE: 'scheduler', DATABASE_URL: database.env.DATABASE_URL! }, /^scribe: SCRIBE_ROLE must be one of/],
     [{ SCRIBE_ROLE: 'worker', DATABASE_URL: '' }, /^scribe: SCRIBE_ROLE worker needs DATABASE_URL/],
   ] as const) {
-    const { code, output } = await runToExit({ ...env, SCRIBE_DATA_DIR: scratch, PORT: '0' });
+    const { code, output } = await runNodeToEnd(['--import', 'tsx', 'server/src/main.ts'], {
+      ...env,
+      NODE_ENV: 'test',
+      SCRIBE_DATA_DIR: scratch,
+      PORT: '0',
+    });
     assert.is(code, 1, output);
     const lines = output.split('\n').filter((line) => line.trim() !== '');
     assert.is(lines.length, 1, output);

@@ -2,19 +2,17 @@
 // same configured SCRIBE_SECRET_KEY both start and a third with another key stops with one line naming the setting and
 // exit code 1; with no key configured anywhere, two nodes starting at once agree on one key, so the v2 secret issued
 // (sealed) on one node signs requests that the other node checks (opens).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runNodeToEnd, STACK_LINE, type Ended } from '../../../test/support/processes.ts';
 import { canonicalString, sign } from '../../../test/support/sign-v2.ts';
 import { ADMIN_TOKEN, freshDatabase } from '../test-support/harness.ts';
 import { startScribe, type ScribeProcess } from '../test-support/scribe-process.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
 /** A line of a JavaScript stack trace. */
-const STACK_LINE = /^\s+at .+[(:]\d+/m;
 
 interface KeyPair {
   publicKey: string;
@@ -51,39 +49,21 @@ async function signedCalculate(base: string, pair: KeyPair): Promise<{ status: n
 }
 
 /** A server start on `databaseUrl` that is expected to end: its exit code and everything it printed. */
-function startToTheEnd(
-  databaseUrl: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
+async function startToTheEnd(databaseUrl: string, env: Record<string, string>): Promise<Ended> {
   const dataDir = mkdtempSync(join(tmpdir(), 'scribe-refused-'));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server/src/main.ts')], {
-      cwd: root,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        LOG_LEVEL: 'info',
-        PORT: '0',
-        DATABASE_URL: databaseUrl,
-        SCRIBE_DATA_DIR: dataDir,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  try {
+    return await runNodeToEnd(['--import', 'tsx', 'server/src/main.ts'], {
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      SCRIBE_DATA_DIR: dataDir,
+      ...env,
     });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      rmSync(dataDir, { recursive: true, force: true });
-      resolve({ code, output });
-    });
-  });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
-function assertRefused(result: { code: number | null; output: string }, expected: RegExp): void {
+function assertRefused(result: Ended, expected: RegExp): void {
   const lines = result.output.split('\n').filter((line) => line.trim() !== '');
   assert.is(result.code, 1, result.output);
   assert.is(lines.length, 1, `one line, got:\n${result.output}`);

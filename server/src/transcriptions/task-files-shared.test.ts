@@ -5,36 +5,21 @@
 // PostgreSQL.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createRequire } from 'node:module';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { countFfmpegRuns, realFfmpeg } from '../test-support/counting-ffmpeg.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'scribe-task-files-shared-'));
-const realFfmpeg = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
-const runs = join(dir, 'runs.log');
-const wrapper = join(dir, 'ffmpeg');
-writeFileSync(wrapper, `#!/bin/sh\necho run >> "${runs}"\nexec "${realFfmpeg}" "$@"\n`);
-chmodSync(wrapper, 0o755);
-process.env.SCRIBE_FFMPEG_PATH = wrapper;
+const runCount = countFfmpegRuns(dir); // before the modules under test load media/ffmpeg.ts
 const { createTaskFiles } = await import('./task-files.ts');
 const { createMediaStore } = await import('../media/media-store.ts');
 const { migrateToLatest, openDatabase } = await import('../db/database.ts');
 const { freshDatabase } = await import('../test-support/harness.ts');
 
 const SPEECH = '/usr/share/pocketsphinx/test/data/goforward.raw';
-const runCount = () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean).length : 0);
 const media = join(dir, 'speech.mp3');
 execFileSync(realFfmpeg, ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', SPEECH, media]);
 

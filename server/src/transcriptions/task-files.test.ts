@@ -1,24 +1,18 @@
 // A task's medium is probed and decoded by ONE ffmpeg run: intake's probe starts the decode and the job takes it.
 // ffmpeg is the real binary behind a wrapper that counts its runs (SCRIBE_FFMPEG_PATH); the audio is real speech.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { countFfmpegRuns, realFfmpeg } from '../test-support/counting-ffmpeg.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'scribe-task-files-'));
-const realFfmpeg = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
-const runs = join(dir, 'runs.log');
-const wrapper = join(dir, 'ffmpeg');
-writeFileSync(wrapper, `#!/bin/sh\necho run >> "${runs}"\nexec "${realFfmpeg}" "$@"\n`);
-chmodSync(wrapper, 0o755);
-process.env.SCRIBE_FFMPEG_PATH = wrapper;
+const runCount = countFfmpegRuns(dir); // before the modules under test load media/ffmpeg.ts
 const { createTaskFiles } = await import('./task-files.ts');
 
 const SPEECH = '/usr/share/pocketsphinx/test/data/goforward.raw';
-const runCount = () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean).length : 0);
 const test = suite('task files: one ffmpeg run per task');
 const media = join(dir, 'speech.mp3');
 execFileSync(realFfmpeg, ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', SPEECH, media]);
