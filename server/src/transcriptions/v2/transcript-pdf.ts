@@ -4,7 +4,6 @@
 // Text is set in DejaVu Sans when the system has it (Debian `fonts-dejavu-core`: covers Cyrillic and most scripts);
 // without it pdfkit's built-in Helvetica is used, which only covers Latin-1, so other characters become "?".
 import { existsSync } from 'node:fs';
-import PDFDocument from 'pdfkit';
 import type { TranscriptionResult } from '../../../../generated/client/types.gen.ts';
 
 const UNICODE_FONT_CANDIDATES = [
@@ -30,7 +29,9 @@ function clock(seconds: number): string {
 /** Latin-1 only, for the built-in font (it has no glyphs beyond it). */
 const latin1 = (text: string) => (unicodeFont ? text : text.replace(/[^\x20-\xff\n]/g, '?'));
 
-export function renderTranscriptPdf(result: TranscriptionResult, facts: PdfFacts): Promise<Buffer> {
+export async function renderTranscriptPdf(result: TranscriptionResult, facts: PdfFacts): Promise<Buffer> {
+  // Loaded with the first PDF: pdfkit and its fonts cost every server process ≈ 0.15 s of CPU at start otherwise.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: 56,
