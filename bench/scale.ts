@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { ffmpegPath } from '../server/src/media/ffmpeg.ts';
-import { ADMIN_TOKEN, freshDatabase } from '../server/src/test-support/harness.ts';
+import { ADMIN_TOKEN, freshDatabase } from '../server/src/test-support/test-databases.ts';
 import { createPocketSphinxEngine } from '../server/src/transcriptions/engine/pocketsphinx/engine.ts';
 import { freePort, startProcess, type Started } from '../test/support/processes.ts';
 import { writeBenchResult } from './result.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { DatabaseKind } from '../../server/src/test-support/harness.ts';
+import type { DatabaseKind } from '../../server/src/test-support/test-databases.ts';
 import { parseOptions } from '../core/options.ts';
 import { registeredChecks } from '../core/registry.ts';
 import { PHASES } from '../core/types.ts';

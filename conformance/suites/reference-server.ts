@@ -3,7 +3,7 @@
 // the suite's receiver address allowed; ready when /health answers 200.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { freshDatabase, type DatabaseKind } from '../../server/src/test-support/harness.ts';
+import { freshDatabase, type DatabaseKind } from '../../server/src/test-support/test-databases.ts';
 import { freePort } from '../../test/support/processes.ts';
 
 const root = new URL('../../', import.meta.url).pathname;

@@ -12,7 +12,7 @@ import type { Server } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { goforward } from '../../server/src/test-support/audio.ts';
-import { ADMIN_TOKEN } from '../../server/src/test-support/harness.ts';
+import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
 import { mediaServer } from '../../server/src/test-support/media-server.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 import { canonicalString, sign } from '../support/sign-v2.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ADMIN_TOKEN } from '../../server/src/test-support/harness.ts';
+import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 import { guideFiles, readGuide, type GuideBlock } from '../support/guides.ts';
 

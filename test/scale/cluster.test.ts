@@ -15,7 +15,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { StreamTestClient } from '../../server/src/streaming/stream-test-client.ts';
 import { GOFORWARD_RAW, goforward, librivoxReadings } from '../../server/src/test-support/audio.ts';
-import { ADMIN_TOKEN, freshDatabase } from '../../server/src/test-support/harness.ts';
+import { ADMIN_TOKEN, freshDatabase } from '../../server/src/test-support/test-databases.ts';
 import { mediaServer } from '../../server/src/test-support/media-server.ts';
 import { startReceiver, verifyStandardWebhook } from '../../server/src/webhooks/test-receiver.ts';
 import { freePort, startProcess, type Started } from '../support/processes.ts';

@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../../test/support/processes.ts';
 import { goforward } from '../test-support/audio.ts';
-import { freshDatabase } from '../test-support/harness.ts';
+import { freshDatabase } from '../test-support/test-databases.ts';
 import { createAccountOn, startScribe, type ScribeProcess } from '../test-support/scribe-process.ts';
 
 const MAX_JOBS = 2;

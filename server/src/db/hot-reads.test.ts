@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { databaseKinds, freshDatabase } from '../test-support/harness.ts';
+import { databaseKinds, freshDatabase } from '../test-support/test-databases.ts';
 import { migrateToLatest, openDatabase, type Database } from './database.ts';
 import { hotRead } from './hot-reads.ts';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { databaseKinds, freshDatabase } from '../test-support/harness.ts';
+import { databaseKinds, freshDatabase } from '../test-support/test-databases.ts';
 import { migrationSource } from './migrations.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;

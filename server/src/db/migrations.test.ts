@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { databaseKinds, freshDatabase } from '../test-support/harness.ts';
+import { databaseKinds, freshDatabase } from '../test-support/test-databases.ts';
 import { migrateToLatest, openDatabase, rollbackAll, type Database } from './database.ts';
 import { migrationSource } from './migrations.ts';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.ts';
-import { freshDatabase } from '../test-support/harness.ts';
+import { freshDatabase } from '../test-support/test-databases.ts';
 import { CHUNK_BYTES, createMediaStore, localMediaStore, StoredMediaMissing, type MediaStore } from './media-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'scribe-media-store-'));

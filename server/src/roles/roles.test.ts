@@ -16,7 +16,7 @@ import { runNodeToEnd, STACK_LINE } from '../../../test/support/processes.ts';
 import { StreamTestClient } from '../streaming/stream-test-client.ts';
 import { GOFORWARD_RAW, goforward, librivoxReadings } from '../test-support/audio.ts';
 import { checkResponse } from '../test-support/contract-check.ts';
-import { ADMIN_TOKEN, freshDatabase } from '../test-support/harness.ts';
+import { ADMIN_TOKEN, freshDatabase } from '../test-support/test-databases.ts';
 import { createAccountOn, startScribe, type ScribeProcess } from '../test-support/scribe-process.ts';
 
 const FINAL = ['completed', 'failed', 'cancelled'];

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runNodeToEnd, STACK_LINE, type Ended } from '../../../test/support/processes.ts';
 import { canonicalString, sign } from '../../../test/support/sign-v2.ts';
-import { ADMIN_TOKEN, freshDatabase } from '../test-support/harness.ts';
+import { ADMIN_TOKEN, freshDatabase } from '../test-support/test-databases.ts';
 import { startScribe, type ScribeProcess } from '../test-support/scribe-process.ts';
 
 /** A line of a JavaScript stack trace. */

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { ConfigError } from '../config.ts';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.ts';
 import { seal } from '../keys/secret-box.ts';
-import { freshDatabase } from '../test-support/harness.ts';
+import { freshDatabase } from '../test-support/test-databases.ts';
 import { fingerprintOf, resolveSecretKey } from './secret-key.ts';
 
 interface Fixture {

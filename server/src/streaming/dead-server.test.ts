@@ -13,7 +13,7 @@ import { freePort, startProcess, type Started } from '../../../test/support/proc
 import { createApp, type App } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { GOFORWARD_RAW } from '../test-support/audio.ts';
-import { ADMIN_TOKEN, databaseKinds, freshDatabase } from '../test-support/harness.ts';
+import { ADMIN_TOKEN, databaseKinds, freshDatabase } from '../test-support/test-databases.ts';
 import { StreamTestClient } from './stream-test-client.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;

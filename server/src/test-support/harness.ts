@@ -3,11 +3,7 @@
 // Every response goes through the client-side contract check (contract-check.ts), so a violation fails the test.
 // Every server test file runs its suite once per database kind: `for (const kind of databaseKinds) { ... }`.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import type { Test } from 'uvu';
 import type { AccountCreated, AccountCreateRequest } from '../../../generated/client/types.gen.ts';
 import { createApp, type App } from '../app.ts';
@@ -15,30 +11,16 @@ import { loadConfig } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
 import { canonicalString, canonicalStringV2, sign } from '../../../test/support/sign-v2.ts';
 import { checkResponse } from './contract-check.ts';
-import { postgresAnswers, startThrowawayPostgres } from './throwaway-postgres.ts';
+import { ADMIN_TOKEN, freshDatabase } from './test-databases.ts';
 
-export type { DatabaseKind };
-export const databaseKinds: readonly DatabaseKind[] = ['sqlite', 'postgres'];
-
-/** The PostgreSQL server the tests use when it answers (trust auth); a database is created and dropped per harness. */
-export const POSTGRES_ADMIN_URL = process.env.SCRIBE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-let postgresServer: Promise<string> | undefined;
-
-/**
- * The PostgreSQL server the tests create their databases in: the one at POSTGRES_ADMIN_URL when it answers, otherwise
- * a throwaway one started for this process (npm test starts one for the whole run and hands its URL to every file, so
- * this only happens when a test file runs on its own). Either way the PostgreSQL variants run.
- */
-export function postgresAdminUrl(): Promise<string> {
-  return (postgresServer ??= (async () => {
-    if (await postgresAnswers(POSTGRES_ADMIN_URL)) return POSTGRES_ADMIN_URL;
-    const server = await startThrowawayPostgres({ stopOnExit: true });
-    console.log(`No PostgreSQL answers at ${POSTGRES_ADMIN_URL}: started a throwaway one for this test file.`);
-    return server.url;
-  })());
-}
-export const ADMIN_TOKEN = 'test-admin-token-4f8a2c9e1b7d';
+export {
+  ADMIN_TOKEN,
+  databaseKinds,
+  freshDatabase,
+  POSTGRES_ADMIN_URL,
+  postgresAdminUrl,
+  type DatabaseKind,
+} from './test-databases.ts';
 
 /** The server's clock for HMAC skew checks; real time unless a test freezes or shifts it. */
 export interface Clock {
@@ -137,59 +119,6 @@ export interface Harness {
   /** A new account with a v3 key and a v2 key pair, through POST /admin/accounts. */
   provisionViaAdmin(request?: AccountCreateRequest): Promise<Provisioned>;
   close(): Promise<void>;
-}
-
-async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `scribe_test_${randomBytes(6).toString('hex')}`;
-  const adminUrl = await postgresAdminUrl();
-  const adminClient = () => new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
-  const client = adminClient();
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new Error(`PostgreSQL is unreachable at ${adminUrl} (${(error as Error).message}).`, { cause: error });
-  }
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const dropper = adminClient();
-      await dropper.connect();
-      try {
-        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await dropper.end();
-      }
-    },
-  };
-}
-
-/** A fresh database of the given kind: the SCRIBE_* / DATABASE_URL environment for it and its teardown. */
-export async function freshDatabase(
-  kind: DatabaseKind,
-): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), `scribe-test-${kind}-`));
-  const removeDir = async () => rmSync(dataDir, { recursive: true, force: true });
-  if (kind === 'sqlite') return { env: { SCRIBE_DATA_DIR: dataDir }, drop: removeDir };
-  try {
-    const database = await createPostgresDatabase();
-    return {
-      env: { SCRIBE_DATA_DIR: dataDir, DATABASE_URL: database.url },
-      drop: async () => {
-        await database.drop();
-        await removeDir();
-      },
-    };
-  } catch (error) {
-    await removeDir();
-    throw error;
-  }
 }
 
 async function readReply(response: Response): Promise<Reply> {

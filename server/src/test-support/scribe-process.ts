@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startProcess, type Started } from '../../../test/support/processes.ts';
-import { ADMIN_TOKEN, freshDatabase, type DatabaseKind } from './harness.ts';
+import { ADMIN_TOKEN, freshDatabase, type DatabaseKind } from './test-databases.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, startProcess, type Started } from '../../../test/support/processes.ts';
 import { librivoxReadings } from '../test-support/audio.ts';
-import { ADMIN_TOKEN, databaseKinds, freshDatabase } from '../test-support/harness.ts';
+import { ADMIN_TOKEN, databaseKinds, freshDatabase } from '../test-support/test-databases.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { freePort, startProcess, type Started } from '../../../test/support/processes.ts';
 import { openDatabase } from '../db/database.ts';
 import { TESTDATA } from '../test-support/audio.ts';
-import { ADMIN_TOKEN, freshDatabase } from '../test-support/harness.ts';
+import { ADMIN_TOKEN, freshDatabase } from '../test-support/test-databases.ts';
 import { createAccountOn } from '../test-support/scribe-process.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { freePort } from '../../../../test/support/processes.ts';
 import { goforward, GOFORWARD_STARTS } from '../../test-support/audio.ts';
 import { checkResponse } from '../../test-support/contract-check.ts';
-import { ADMIN_TOKEN, databaseKinds } from '../../test-support/harness.ts';
+import { ADMIN_TOKEN, databaseKinds } from '../../test-support/test-databases.ts';
 import { startScribe, type ScribeProcess as Scribe } from '../../test-support/scribe-process.ts';
 
 const GOFORWARD_TEXT = 'go forward ten meters';
