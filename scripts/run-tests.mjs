@@ -6,10 +6,16 @@
 // what is missing), and when no PostgreSQL answers at SCRIBE_TEST_POSTGRES_URL a throwaway one is started for the run
 // (server/src/test-support/throwaway-postgres.ts) and handed to every file, so the PostgreSQL variants always run.
 //
-// Files run in parallel, one per core (SCRIBE_TEST_JOBS overrides): each file makes its own temporary data dirs,
-// PostgreSQL databases and free ports, so files share nothing but the machine (the few that time the machine itself run
-// alone, see runAlone). Each file's output is printed as one
-// block when it ends, headed by its wall time and CPU time (its own and its children's: the run is bound by CPU). The longest files (by the previous run's times, kept in node_modules/.cache) start first.
+// Files run in parallel: each file makes its own temporary data dirs, PostgreSQL databases and free ports, so files
+// share nothing but the machine (the few that time the machine itself run alone, see runAlone). The run is bound by
+// CPU, and many files spend much of their time waiting (real-time audio, browsers, npm installs, retry back-off), so
+// files are started by the CPU they are known to use rather than one per core: a file's load is its CPU seconds over
+// its wall seconds, and files start, longest first, while the loads of those running fit the cores
+// (SCRIBE_TEST_JOBS overrides the number of cores). What is known comes from the previous run on this machine
+// (node_modules/.cache), else from the times recorded in scripts/test-times.json (a CI run; refreshed with
+// SCRIBE_TEST_RECORD=1 npm test), else a file counts as one whole core and as long as the longest.
+// Each file's output is printed as one block when it ends, headed by its wall time and CPU time (its own and its
+// children's).
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -28,6 +34,7 @@ const roots = ['test', 'server', 'conformance'];
 const runAlone = new Set(['server/src/embeddings/use-lite/engine.test.ts', 'server/src/streaming/dead-server.test.ts']);
 const skipDirs = new Set(['node_modules', 'generated', 'site', 'data']);
 const timesFile = join(root, 'node_modules/.cache/scribe-test-times.json');
+const recordedTimesFile = join(root, 'scripts/test-times.json');
 
 function findTests(dir, found = []) {
   let entries;
@@ -47,9 +54,11 @@ function findTests(dir, found = []) {
   return found;
 }
 
-function readTimes() {
+/** File name → `{ ms, cpu }` (wall milliseconds, CPU seconds); older caches held the wall milliseconds alone. */
+function readTimes(path = timesFile) {
   try {
-    return JSON.parse(readFileSync(timesFile, 'utf8'));
+    const read = JSON.parse(readFileSync(path, 'utf8'));
+    return Object.fromEntries(Object.entries(read).map(([name, t]) => [name, typeof t === 'number' ? { ms: t } : t]));
   } catch {
     return {};
   }
@@ -87,10 +96,11 @@ function childrenCpuSeconds() {
   }
 }
 let cpuSeen = childrenCpuSeconds();
+let started = Date.now();
 
 function runFile(file, env) {
   return new Promise((resolve) => {
-    const started = Date.now();
+    const begun = Date.now();
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd: root,
       env,
@@ -105,7 +115,9 @@ function runFile(file, env) {
       const now = childrenCpuSeconds();
       if (now !== undefined && cpuSeen !== undefined) [cpu, cpuSeen] = [now - cpuSeen, now];
     });
-    child.once('close', (status, signal) => resolve({ status, signal, stdout, stderr, ms: Date.now() - started, cpu }));
+    child.once('close', (status, signal) =>
+      resolve({ status, signal, stdout, stderr, ms: Date.now() - begun, at: begun - started, cpu }),
+    );
   });
 }
 
@@ -117,13 +129,18 @@ const files = roots
 ensurePackages(testPackages, 'the tests');
 const postgres = files.length > 0 ? await testPostgres() : undefined;
 
-const previousTimes = readTimes();
-const times = { ...previousTimes };
+const known = { ...readTimes(recordedTimesFile), ...readTimes() };
+const times = { ...known };
+const cores = Math.max(1, Number(process.env.SCRIBE_TEST_JOBS) || availableParallelism());
+const longest = Math.max(0, ...Object.values(known).map((t) => t.ms ?? 0));
+const wallOf = (file) => known[relative(root, file)]?.ms ?? longest + 1;
+/** The cores a file keeps busy on average while it runs (at most all of them); a file not yet timed counts as one. */
+function loadOf(file) {
+  const t = known[relative(root, file)];
+  return t?.cpu !== undefined && t.ms > 0 ? Math.min(cores, t.cpu / (t.ms / 1000)) : 1;
+}
 const alone = files.filter((file) => runAlone.has(relative(root, file)));
-const queue = files
-  .filter((file) => !runAlone.has(relative(root, file)))
-  .sort((a, b) => (previousTimes[relative(root, b)] ?? Infinity) - (previousTimes[relative(root, a)] ?? Infinity));
-const jobs = Math.max(1, Number(process.env.SCRIBE_TEST_JOBS) || availableParallelism());
+const queue = files.filter((file) => !runAlone.has(relative(root, file))).sort((a, b) => wallOf(b) - wallOf(a));
 const env = {
   ...process.env,
   NO_COLOR: '1',
@@ -138,10 +155,11 @@ let cpuTotal = 0;
 const broken = [];
 
 function record(name, result) {
-  times[name] = result.ms;
+  times[name] = { ms: result.ms, ...(result.cpu === undefined ? {} : { cpu: Math.round(result.cpu * 10) / 10 }) };
   cpuTotal += result.cpu ?? 0;
   const cpu = result.cpu === undefined ? '' : `, ${result.cpu.toFixed(1)} s CPU`;
-  console.log(`\n=== ${name} (${(result.ms / 1000).toFixed(1)} s${cpu})`);
+  const at = `, from ${(result.at / 1000).toFixed(0)} s`;
+  console.log(`\n=== ${name} (${(result.ms / 1000).toFixed(1)} s${cpu}${at})`);
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   const out = stripVTControlCharacters(result.stdout);
@@ -162,15 +180,42 @@ function record(name, result) {
   }
 }
 
-const started = Date.now();
+/**
+ * Runs the files, longest first, starting each one whose load still fits the cores beside those running (a file that
+ * does not fit lets a lighter one behind it start); at most two files per core run at once, and a file always starts
+ * when nothing else runs.
+ */
+function runPacked(files) {
+  const running = new Map();
+  const limit = 2 * cores;
+  return new Promise((resolve) => {
+    const fill = () => {
+      let busy = [...running.values()].reduce((sum, load) => sum + load, 0);
+      for (let i = 0; i < files.length && running.size < limit;) {
+        const file = files[i];
+        const load = loadOf(file);
+        if (running.size > 0 && busy + load > cores) {
+          i += 1;
+          continue;
+        }
+        files.splice(i, 1);
+        running.set(file, load);
+        busy += load;
+        void runFile(file, env).then((result) => {
+          running.delete(file);
+          record(relative(root, file), result);
+          fill();
+        });
+      }
+      if (running.size === 0) resolve();
+    };
+    fill();
+  });
+}
+
 cpuSeen = childrenCpuSeconds(); // not the package check's
-await Promise.all(
-  Array.from({ length: Math.min(jobs, queue.length) }, async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) {
-      record(relative(root, file), await runFile(file, env));
-    }
-  }),
-);
+started = Date.now();
+await runPacked(queue);
 for (const file of alone) record(relative(root, file), await runFile(file, env));
 await postgres?.stop();
 
@@ -179,17 +224,17 @@ try {
   // Merged into the file as it is now: another `npm test` (a filtered one) may have written it since this run began.
   const measured = Object.fromEntries(files.map((file) => relative(root, file)).map((name) => [name, times[name]]));
   writeFileSync(timesFile, JSON.stringify({ ...readTimes(), ...measured }, null, 2));
+  if (process.env.SCRIBE_TEST_RECORD === '1' && filters.length === 0)
+    writeFileSync(recordedTimesFile, `${JSON.stringify(measured, null, 2)}\n`);
 } catch {
   // Only the order of the next run depends on it.
 }
 
 if (broken.length > 0) console.log(`\nBroken test files:\n  ${broken.join('\n  ')}`);
 if (files.length === 0) console.log('No test files found.');
-const serial = Object.entries(times)
-  .filter(([name]) => files.some((file) => relative(root, file) === name))
-  .reduce((sum, [, ms]) => sum + ms, 0);
+const serial = files.reduce((sum, file) => sum + (times[relative(root, file)]?.ms ?? 0), 0);
 console.log(
-  `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s with ${jobs} in parallel ` +
+  `\n${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s packed on ${cores} cores ` +
     `(${(serial / 1000).toFixed(0)} s one after another, ${cpuTotal.toFixed(0)} s CPU)`,
 );
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
