@@ -28,10 +28,9 @@ import { ensurePackages, testPackages } from './system-packages.mjs';
 const roots = ['test', 'server', 'conformance'];
 /**
  * Files that measure time on the machine itself and so run with no other file beside them (after the others): the
- * embedding engine's event-loop lag bound, and a killed server's stream lease being swept by another process within a
- * deadline (both failed when another test file loaded the two cores at the same time).
+ * embedding engine's event-loop lag bound (it failed when another test file loaded the two cores at the same time).
  */
-const runAlone = new Set(['server/src/embeddings/use-lite/engine.test.ts', 'server/src/streaming/dead-server.test.ts']);
+const runAlone = new Set(['server/src/embeddings/use-lite/engine.test.ts']);
 const skipDirs = new Set(['node_modules', 'generated', 'site', 'data']);
 const timesFile = join(root, 'node_modules/.cache/scribe-test-times.json');
 const recordedTimesFile = join(root, 'scripts/test-times.json');
