@@ -141,6 +141,9 @@ function loadOf(file) {
 const alone = files.filter((file) => runAlone.has(relative(root, file)));
 const queue = files.filter((file) => !runAlone.has(relative(root, file))).sort((a, b) => wallOf(b) - wallOf(a));
 const env = {
+  // Validators compiled from the contract are shared by every process of the run and the next runs (each process
+  // that validates would otherwise compile them anew: conformance/core/compiled-validator-cache.ts).
+  SCRIBE_VALIDATOR_CACHE_DIR: join(root, 'node_modules/.cache/scribe-validators'),
   ...process.env,
   NO_COLOR: '1',
   FORCE_COLOR: '0',

@@ -3,23 +3,28 @@
 // must not depend on server code; the server imports it from here.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
+import { cacheCompiledValidators, validatorCacheDir } from './compiled-validator-cache.ts';
 
 const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
 
 /**
  * Ajv for the contract's schemas (JSON Schema 2020-12 with the formats and keywords the documents use). The server
- * coerces path, query and header parameters, which arrive as strings; bodies and responses never are.
+ * coerces path, query and header parameters, which arrive as strings; bodies and responses never are. With
+ * SCRIBE_VALIDATOR_CACHE_DIR set, compiled validators are shared between processes (compiled-validator-cache.ts).
  */
 export function createContractAjv(options: { coerceTypes?: boolean; allErrors?: boolean } = {}): Ajv2020 {
-  const ajv = new Ajv2020({
+  const cacheDir = validatorCacheDir();
+  const settings = {
     strict: false,
     discriminator: true,
     allErrors: options.allErrors ?? false,
     coerceTypes: options.coerceTypes ?? false,
-  });
+  };
+  const ajv = new Ajv2020({ ...settings, ...(cacheDir ? { code: { source: true } } : {}) });
   addFormats(ajv);
   ajv.addFormat('binary', true);
   ajv.addKeyword('example');
+  if (cacheDir) cacheCompiledValidators(ajv, cacheDir, JSON.stringify(settings));
   return ajv;
 }
 
