@@ -3,13 +3,12 @@
 // directly on the database configured by the same environment as the server (SCRIBE_DATA_DIR or DATABASE_URL).
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { createApp, type App } from './app.ts';
+import type { App } from './app.ts';
 import { loadConfig } from './config.ts';
 import { migrateToLatest, openDatabase } from './db/database.ts';
 import { checkDatabaseAnswers } from './database-preflight.ts';
 import { exitWithFatal } from './fatal-error.ts';
 import { modelsCommand, modelsUsage } from './chat/models-cli.ts';
-import { serve } from './main.ts';
 import { streamCommand, streamUsage } from './streaming/stream-cli.ts';
 
 const usage = `Usage:
@@ -151,6 +150,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     return command ? 0 : 1;
   }
   if (command === 'serve') {
+    const { serve } = await import('./main.ts');
     await serve();
     return -1;
   }
@@ -158,6 +158,9 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   if (command !== 'admin') throw new UsageError(`Unknown command: ${command}\n${usage}`);
   const config = loadConfig();
   await checkDatabaseAnswers(config.databaseUrl);
+  // The app (every feature and its dependencies) is loaded only by the commands that use it: `stream`, `models` and
+  // `migrate` start in a fraction of the time, and a bad setting is reported before any of it loads.
+  const { createApp } = await import('./app.ts');
   const app = await createApp(config, { logger: pino({ level: 'silent' }) });
   try {
     await admin(app, rest, values);

@@ -4,7 +4,6 @@
 // accepted, running jobs handed back to other workers, open streams closed) and exits 0; a second signal during the
 // shutdown exits at once (1).
 import type { Server } from 'node:http';
-import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { checkDatabaseAnswers } from './database-preflight.ts';
 import { exitWithFatal } from './fatal-error.ts';
@@ -27,6 +26,9 @@ export async function serve(): Promise<void> {
   process.on('unhandledRejection', failedStart);
   const config = loadConfig();
   await checkDatabaseAnswers(config.databaseUrl);
+  // Loaded once the settings are known to be usable: a bad setting is reported in a fraction of a second, before
+  // every feature and its dependencies load.
+  const { createApp } = await import('./app.ts');
   const app = await createApp(config);
   await listen(app.server, config.port, config.host);
   process.off('uncaughtException', failedStart);
