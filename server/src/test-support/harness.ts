@@ -133,7 +133,7 @@ async function readReply(response: Response): Promise<Reply> {
 }
 
 export async function startHarness(kind: DatabaseKind, options: HarnessOptions = {}): Promise<Harness> {
-  const database = await freshDatabase(kind);
+  const database = await freshDatabase(kind, { migrated: true });
   const adminToken = options.adminToken === null ? undefined : (options.adminToken ?? ADMIN_TOKEN);
   const clock = createClock();
   let app: App;

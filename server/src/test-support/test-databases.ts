@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { DatabaseKind } from '../db/database.ts';
+import { copyMigratedSqlite, migratedPostgresTemplate } from './migrated-templates.ts';
 import { postgresAnswers, startThrowawayPostgres } from './throwaway-postgres.ts';
 
 export type { DatabaseKind };
@@ -31,9 +32,10 @@ export function postgresAdminUrl(): Promise<string> {
 }
 export const ADMIN_TOKEN = 'test-admin-token-4f8a2c9e1b7d';
 
-async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+async function createPostgresDatabase(migrated: boolean): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `scribe_test_${randomBytes(6).toString('hex')}`;
   const adminUrl = await postgresAdminUrl();
+  const template = migrated ? ` TEMPLATE ${await migratedPostgresTemplate(adminUrl)}` : '';
   const adminClient = () => new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
   const client = adminClient();
   try {
@@ -42,7 +44,7 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
     throw new Error(`PostgreSQL is unreachable at ${adminUrl} (${(error as Error).message}).`, { cause: error });
   }
   try {
-    await client.query(`CREATE DATABASE ${name}`);
+    await client.query(`CREATE DATABASE ${name}${template}`);
   } finally {
     await client.end();
   }
@@ -62,15 +64,22 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
   };
 }
 
-/** A fresh database of the given kind: the SCRIBE_* / DATABASE_URL environment for it and its teardown. */
+/**
+ * A fresh database of the given kind: the SCRIBE_* / DATABASE_URL environment for it and its teardown. Empty, or with
+ * `migrated` a copy of the schema the migrations make (migrated-templates.ts), for tests that do not test migrating.
+ */
 export async function freshDatabase(
   kind: DatabaseKind,
+  { migrated = false }: { migrated?: boolean } = {},
 ): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), `scribe-test-${kind}-`));
   const removeDir = async () => rmSync(dataDir, { recursive: true, force: true });
-  if (kind === 'sqlite') return { env: { SCRIBE_DATA_DIR: dataDir }, drop: removeDir };
   try {
-    const database = await createPostgresDatabase();
+    if (kind === 'sqlite') {
+      if (migrated) await copyMigratedSqlite(dataDir);
+      return { env: { SCRIBE_DATA_DIR: dataDir }, drop: removeDir };
+    }
+    const database = await createPostgresDatabase(migrated);
     return {
       env: { SCRIBE_DATA_DIR: dataDir, DATABASE_URL: database.url },
       drop: async () => {
