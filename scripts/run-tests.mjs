@@ -17,13 +17,20 @@
 // Each file's output is printed as one block when it ends, headed by its wall time and CPU time (its own and its
 // children's).
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
-import { register } from 'tsx/esm/api';
-import { root } from './spec-tools.mjs';
 import { ensurePackages, testPackages } from './system-packages.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+// Only Node's own modules are imported above, so a checkout without its dependencies gets this line, not a stack trace.
+if (!existsSync(join(root, 'node_modules/tsx/package.json'))) {
+  console.log('scribe: the dependencies are not installed: run npm install first.');
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
 
 const roots = ['test', 'server', 'conformance'];
 /**
@@ -65,6 +72,7 @@ function readTimes(path = timesFile) {
 
 /** The PostgreSQL the tests use: the configured one when it answers, else a throwaway one for this run. */
 async function testPostgres() {
+  const { register } = await import('tsx/esm/api');
   register(); // the helper is TypeScript, shared with the test harness
   const { postgresAnswers, startThrowawayPostgres } = await import('../server/src/test-support/throwaway-postgres.ts');
   const configured = process.env.SCRIBE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
