@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 import { createContractAjv, inlineReferences } from '../../../conformance/core/contract-ajv.ts';
 import { errors } from './api-error.ts';
+import { planOperation, type OperationPlan } from './operation-plan.ts';
 
 // The schema helpers live with the conformance suite, which is published without server code.
 export { createContractAjv, inlineReferences };
@@ -51,10 +52,12 @@ export async function createContract(document: Document = loadContractDocument()
 
 export interface RouteMatch {
   operation: ContractOperation;
+  plan: OperationPlan;
   params: Record<string, string>;
 }
 
 export interface Router {
+  /** `method` as Node gives it (upper-case). */
   match(method: string, path: string): RouteMatch | undefined;
   /** Methods that the path accepts (for 405 with Allow). */
   methodsOf(path: string): string[];
@@ -63,7 +66,8 @@ export interface Router {
 /**
  * Routing compiled once from the contract: one anchored regular expression per operation, literal paths before
  * templated ones (so `/v2/transcriptions/calculate` wins over `/v2/transcriptions/{id}`). openapi-backend's
- * matchOperation normalises and scans every operation on each call (≈ 180 µs here); this is a few µs.
+ * matchOperation normalises and scans every operation on each call (≈ 180 µs here); this is a few µs. Each route
+ * carries its operation's plan (operation-plan.ts), so nothing about the operation is worked out per request.
  */
 export function createRouter(api: OpenAPIBackend): Router {
   const routes = api
@@ -83,7 +87,8 @@ export function createRouter(api: OpenAPIBackend): Router {
         .join('');
       return {
         operation: operation as ContractOperation,
-        method: operation.method,
+        plan: planOperation(operation as ContractOperation),
+        method: operation.method.toUpperCase(),
         names,
         regex: new RegExp(`^${source}/?$`),
       };
@@ -96,19 +101,20 @@ export function createRouter(api: OpenAPIBackend): Router {
         const found = route.regex.exec(path);
         if (!found) continue;
         const params: Record<string, string> = {};
-        route.names.forEach((name, i) => {
+        for (let i = 0; i < route.names.length; i += 1) {
+          const name = route.names[i]!;
           try {
             params[name] = decodeURIComponent(found[i + 1]!);
           } catch {
             throw errors.invalidParameter(name, `${name} is not correctly percent-encoded.`);
           }
-        });
-        return { operation: route.operation, params };
+        }
+        return { operation: route.operation, plan: route.plan, params };
       }
       return undefined;
     },
     methodsOf(path) {
-      return [...new Set(routes.filter((r) => r.regex.test(path)).map((r) => r.method.toUpperCase()))];
+      return [...new Set(routes.filter((r) => r.regex.test(path)).map((r) => r.method))];
     },
   };
 }

@@ -7,12 +7,13 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { ApiError, errors } from './api-error.ts';
-import { authenticate, schemeOf, type AuthDeps } from './auth.ts';
+import { authenticate, type AuthDeps } from './auth.ts';
 import type { AccountRow } from '../accounts/store.ts';
 import { readMultipartUpload, removeUpload, type MultipartUpload } from '../media/multipart.ts';
 import { mediaTypeOf, parseJsonBody, readRawBody } from './body.ts';
 import { exclusiveFieldsError } from './exclusive-fields.ts';
 import { formBody } from './form-body.ts';
+import { DispatchedRequest } from './handler-request.ts';
 import type { RouteMatch, Router } from './contract.ts';
 import { requestHash, type IdempotencyStore } from './idempotency.ts';
 import type { HandlerRequest, Handlers, OperationId, Reply } from './operation.ts';
@@ -123,37 +124,37 @@ function notRouted(router: Router, path: string): ApiError {
 
 export function dispatch(deps: DispatchDeps) {
   async function handleOperation(ctx: Context): Promise<void> {
-    const route = deps.router.match(ctx.method.toLowerCase(), ctx.path);
+    const route = deps.router.match(ctx.method, ctx.path);
     if (!route) throw notRouted(deps.router, ctx.path);
-    const { operation } = route;
-    const operationId = operation.operationId as OperationId;
+    const { operation, plan } = route;
+    const { operationId } = plan;
     ctx.state.operationId = operationId;
 
-    const declared = Object.keys((operation.requestBody as { content?: object } | undefined)?.content ?? {});
+    const declared = plan.mediaTypes;
     const mediaType = mediaTypeOf(ctx);
-    const jsonBody = declared.length > 0 && mediaType === 'application/json' && declared.includes('application/json');
-    const rawBody = jsonBody ? await readRawBody(ctx) : undefined;
+    const rawBody = plan.acceptsJson && mediaType === 'application/json' ? await readRawBody(ctx) : undefined;
 
-    const account = await authenticate(ctx, deps.auth, schemeOf(operation.security), operationId, rawBody);
+    const account = await authenticate(ctx, deps.auth, plan.scheme, operationId, rawBody);
     const rateHeaders = account ? await deps.rateLimit.consume(account.id) : undefined;
     if (rateHeaders) ctx.state.rateLimitHeaders = rateHeaders;
 
     // An optional body may be omitted altogether: no Content-Type and nothing sent.
-    const sentBody =
-      mediaType !== '' || Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (declared.length > 0 && sentBody && !declared.includes(mediaType)) {
-      throw errors.unsupportedMediaType(mediaType, declared);
+    if (declared.length > 0 && !declared.includes(mediaType)) {
+      const sentBody =
+        mediaType !== '' || Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+      if (sentBody) throw errors.unsupportedMediaType(mediaType, [...declared]);
     }
     // A multipart form is read after authentication: its file streams to disk under the operation's size limit.
     const upload =
-      declared.includes('multipart/form-data') && mediaType === 'multipart/form-data'
+      plan.acceptsMultipart && mediaType === 'multipart/form-data'
         ? await readMultipartUpload(ctx.req, {
             dir: deps.uploads.dir,
             maxFileBytes: operation['x-limits']?.max_file_bytes ?? deps.uploads.maxBytes,
           })
         : undefined;
+    if (!upload) return handleBody(ctx, route, account, rawBody, mediaType, undefined, rateHeaders);
     try {
-      return await handleBody(ctx, route, operationId, account, rawBody, mediaType, upload, rateHeaders);
+      return await handleBody(ctx, route, account, rawBody, mediaType, upload, rateHeaders);
     } finally {
       await removeUpload(upload);
     }
@@ -161,8 +162,7 @@ export function dispatch(deps: DispatchDeps) {
 
   async function handleBody(
     ctx: Context,
-    { operation, params }: RouteMatch,
-    operationId: OperationId,
+    { operation, plan, params }: RouteMatch,
     account: AccountRow | undefined,
     rawBody: Buffer | undefined,
     mediaType: string,
@@ -178,56 +178,48 @@ export function dispatch(deps: DispatchDeps) {
       : rawBody
         ? parseJsonBody(rawBody)
         : undefined;
-    // Query values arrive as strings; validation coerces a copy to the contract's types, which handlers receive.
-    let query: unknown = ctx.query ?? {};
-    {
-      const result = deps.validateRequest(operation, {
-        params,
-        query: ctx.query,
-        headers: ctx.headers,
-        body,
-        mediaType,
-      });
-      if (result.errors.length > 0) {
-        const exclusive = exclusiveFieldsError(result.errors, bodySchemaOf(operation, mediaType));
-        if (exclusive) throw exclusive;
-        const [first] = errorsOfNestedVariant(errorsOfChosenVariant(result.errors, operation, body), operation, body);
-        throw validationError(first!, operation, ctx.path, body);
-      }
-      query = result.query;
+    const result = deps.validateRequest(operation, plan, {
+      params,
+      query: ctx.query,
+      headers: ctx.headers,
+      body,
+      mediaType,
+    });
+    if (result.errors.length > 0) {
+      const exclusive = exclusiveFieldsError(result.errors, bodySchemaOf(operation, mediaType));
+      if (exclusive) throw exclusive;
+      const [first] = errorsOfNestedVariant(errorsOfChosenVariant(result.errors, operation, body), operation, body);
+      throw validationError(first!, operation, ctx.path, body);
     }
+    // Query values arrive as strings; validation coerced a copy to the contract's types, which handlers receive.
+    const { query } = result;
 
+    const { operationId } = plan;
     const handler = deps.handlers[operationId] as (
       input: HandlerRequest<OperationId>,
     ) => ReturnType<Handlers[OperationId]>;
-    // The client is gone when the response closes before it was finished (request 'close' fires after the body).
-    const disconnected = new AbortController();
-    ctx.res.once('close', () => {
-      if (!ctx.res.writableFinished) disconnected.abort(new Error('client disconnected'));
-    });
-    const run = () =>
-      handler({
-        operationId,
-        account,
-        body: body as never,
-        ...(upload?.file ? { upload: upload.file } : {}),
-        query: query as never,
-        path: params as never,
-        headers: ctx.headers,
-        requestId: ctx.state.requestId as string,
-        signal: disconnected.signal,
-      });
-    const idempotencyKey = account && acceptsIdempotencyKey(operation) ? ctx.get('Idempotency-Key') : '';
+    const request = new DispatchedRequest(
+      operationId,
+      account,
+      body as never,
+      query as never,
+      params as never,
+      ctx.headers,
+      ctx.state.requestId as string,
+      ctx.res,
+    );
+    if (upload?.file) request.upload = upload.file;
+    const idempotencyKey = account && plan.acceptsIdempotencyKey ? ctx.get('Idempotency-Key') : '';
     const reply = idempotencyKey
-      ? await runOnce(deps.idempotency, account!.id, idempotencyKey, operationId, rawBody, run, ctx)
-      : await run();
+      ? await runOnce(deps.idempotency, account!.id, idempotencyKey, operationId, rawBody, () => handler(request), ctx)
+      : await handler(request);
 
     // A server-sent event reply (chat `stream: true`) is a stream its handler writes while it generates: piped as it
     // comes (its events are checked by the tests' contract check, not here).
     const contentType = reply.headers?.['Content-Type'] ?? 'application/json';
     if (contentType.startsWith('text/event-stream')) {
       ctx.status = reply.status;
-      for (const [name, value] of Object.entries({ ...rateHeaders, ...reply.headers })) ctx.set(name, value);
+      setHeaders(ctx, rateHeaders, reply.headers);
       // Piped here rather than by Koa: a client that leaves mid-stream is normal (the handler saw the abort), not an
       // error for Koa to print.
       ctx.respond = false;
@@ -264,7 +256,7 @@ export function dispatch(deps: DispatchDeps) {
       }
     }
     ctx.status = reply.status;
-    for (const [name, value] of Object.entries({ ...rateHeaders, ...reply.headers })) ctx.set(name, value);
+    setHeaders(ctx, rateHeaders, reply.headers);
     ctx.body = reply.body as object;
   }
 
@@ -286,8 +278,14 @@ function bodySchemaOf(operation: RouteMatch['operation'], mediaType: string) {
 
 const multipartSchemaOf = (operation: RouteMatch['operation']) => bodySchemaOf(operation, 'multipart/form-data');
 
-function acceptsIdempotencyKey(operation: RouteMatch['operation']): boolean {
-  return (operation.parameters ?? []).some((p) => 'name' in p && p.name === 'Idempotency-Key');
+/** The rate-limit headers, then the reply's own (a reply's header of the same name wins). */
+function setHeaders(
+  ctx: Context,
+  rateHeaders: RateLimitHeaders | undefined,
+  replyHeaders: Record<string, string> | undefined,
+): void {
+  if (rateHeaders) for (const name in rateHeaders) ctx.set(name, rateHeaders[name as keyof RateLimitHeaders]);
+  if (replyHeaders) for (const name in replyHeaders) ctx.set(name, replyHeaders[name]!);
 }
 
 async function runOnce(

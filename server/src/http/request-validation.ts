@@ -6,6 +6,7 @@
 import type { ErrorObject as AjvError, ValidateFunction } from 'ajv';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { createContractAjv, type ContractOperation } from './contract.ts';
+import type { OperationPlan } from './operation-plan.ts';
 
 export interface RequestInput {
   params: Record<string, string>;
@@ -51,43 +52,39 @@ function multipartValidators() {
 
 export function createRequestValidator(api: OpenAPIBackend) {
   const multipartOf = multipartValidators();
-  // Query parameters declared as arrays: a single `?x=a` arrives as a string and is wrapped, as openapi-backend does.
-  const arrayQueryParams = new Map<string, string[]>();
-  const arrayParamsOf = (operation: ContractOperation): string[] => {
-    const id = operation.operationId!;
-    let names = arrayQueryParams.get(id);
-    if (!names) {
-      names = (operation.parameters ?? [])
-        .filter((p) => 'in' in p && p.in === 'query' && (p.schema as { type?: unknown } | undefined)?.type === 'array')
-        .map((p) => (p as { name: string }).name);
-      arrayQueryParams.set(id, names);
-    }
-    return names;
-  };
 
-  return function validateRequest(operation: ContractOperation, input: RequestInput): RequestValidation {
+  return function validateRequest(
+    operation: ContractOperation,
+    plan: OperationPlan,
+    input: RequestInput,
+  ): RequestValidation {
+    // Copies, because Ajv coerces parameter values in place. Of the headers only the declared ones: the contract's
+    // header schemas allow any other header, so validating a copy of every header checked nothing more.
     const query: Record<string, unknown> = { ...input.query };
-    for (const name of arrayParamsOf(operation)) {
+    for (const name of plan.arrayQueryParams) {
       if (typeof query[name] === 'string') query[name] = [query[name]];
     }
-    // Copies, because Ajv coerces parameter values in place.
+    const header: Record<string, unknown> = {};
+    for (const name of plan.headerParams) {
+      if (input.headers[name] !== undefined) header[name] = input.headers[name];
+    }
     const parameters: Record<string, unknown> = {
       path: { ...input.params },
       query,
-      header: { ...input.headers },
+      header,
       cookie: {},
     };
     if (typeof input.body === 'object' || input.mediaType === 'application/json') parameters.requestBody = input.body;
-    const errors: AjvError[] = [];
-    let validators = api.validator.getRequestValidatorsForOperation(operation.operationId!);
+    let validators = api.validator.getRequestValidatorsForOperation(plan.operationId);
     const multipart = input.mediaType === 'multipart/form-data' ? multipartOf(operation) : null;
     // The first compiled validator is the (JSON) body's; the form's own replaces it.
     if (multipart) validators = [multipart, ...validators.slice(1)];
+    let errors: AjvError[] | undefined;
     for (const validate of validators) {
       validate(parameters);
-      if (validate.errors) errors.push(...validate.errors);
+      if (validate.errors) (errors ??= []).push(...validate.errors);
     }
-    return { errors, query: parameters.query as Record<string, unknown> };
+    return { errors: errors ?? [], query: parameters.query as Record<string, unknown> };
   };
 }
 
