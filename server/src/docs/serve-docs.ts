@@ -11,6 +11,7 @@ import { contentTypeOf } from './content-types.ts';
 import { resolveSitePath } from './resolve-site-path.ts';
 
 export const DOCS_PREFIX = '/docs';
+const DOCS_SUBTREE = `${DOCS_PREFIX}/`;
 
 /** The site `npm run docs` builds, relative to this module (server/src/docs/ → docs/site/). */
 export const defaultSiteDir = fileURLToPath(new URL('../../../docs/site/', import.meta.url));
@@ -64,8 +65,15 @@ async function fileInfo(path: string) {
 
 export function serveDocs(options: { dir?: string } = {}) {
   const dir = options.dir ?? defaultSiteDir;
-  return async function docsSite(ctx: Context, next: Next): Promise<void> {
-    if (ctx.path !== DOCS_PREFIX && !ctx.path.startsWith(`${DOCS_PREFIX}/`)) return next();
+  // Every API request passes through here: for them this is a plain call that hands on the rest's promise, so the
+  // site's async work (stat, streams) is only entered for /docs itself.
+  return function docsSite(ctx: Context, next: Next): Promise<void> {
+    const path = ctx.path;
+    if (path !== DOCS_PREFIX && !path.startsWith(DOCS_SUBTREE)) return next();
+    return serveSite(ctx);
+  };
+
+  async function serveSite(ctx: Context): Promise<void> {
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
@@ -114,5 +122,5 @@ export function serveDocs(options: { dir?: string } = {}) {
     ctx.length = info.size;
     // Koa answers HEAD without a body; the file is opened only when it is sent.
     if (ctx.method === 'GET') ctx.body = createReadStream(file);
-  };
+  }
 }

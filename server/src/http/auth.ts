@@ -96,7 +96,11 @@ function admin(ctx: Context, deps: AuthDeps): void {
   }
 }
 
-export async function authenticate(
+const noAccount = Promise.resolve(undefined);
+
+// Not an async function itself: it hands on the scheme's promise rather than wrapping it in one more (this runs on
+// every request). A refused admin token throws here, which the awaiting dispatcher sees as the same rejection.
+export function authenticate(
   ctx: Context,
   deps: AuthDeps,
   scheme: SecurityScheme,
@@ -110,8 +114,8 @@ export async function authenticate(
       return signed(ctx, deps, rawBody);
     case 'admin':
       admin(ctx, deps);
-      return undefined;
+      return noAccount;
     case 'none':
-      return undefined;
+      return noAccount;
   }
 }

@@ -28,4 +28,9 @@ export function parseJsonBody(raw: Buffer): unknown {
   }
 }
 
-export const mediaTypeOf = (ctx: Context): string => (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
+export function mediaTypeOf(ctx: Context): string {
+  const header = ctx.get('Content-Type');
+  // Most requests (every GET) have none: nothing to split.
+  if (header === '') return '';
+  return (header.split(';')[0] ?? '').trim().toLowerCase();
+}
