@@ -180,7 +180,8 @@ export function dispatch(deps: DispatchDeps) {
         : undefined;
     const result = deps.validateRequest(operation, plan, {
       params,
-      query: ctx.query,
+      // Koa parses even an empty query string (a URLSearchParams per request); most requests have none.
+      query: ctx.querystring === '' ? noQuery : ctx.query,
       headers: ctx.headers,
       body,
       mediaType,
@@ -277,6 +278,9 @@ function bodySchemaOf(operation: RouteMatch['operation'], mediaType: string) {
 }
 
 const multipartSchemaOf = (operation: RouteMatch['operation']) => bodySchemaOf(operation, 'multipart/form-data');
+
+/** The query of a request without one (validation copies it before coercing). */
+const noQuery: Readonly<Record<string, never>> = Object.freeze({});
 
 /** The rate-limit headers, then the reply's own (a reply's header of the same name wins). */
 function setHeaders(
