@@ -37,6 +37,14 @@ export interface TranscribeInput {
   language: string;
   /** Words and names likely to occur (vocabulary hints). Each engine documents what it does with them. */
   terms?: string[];
+  /**
+   * Set when `pcmPath` is still being written (its decode is running): resolves once the file is complete, rejects
+   * if the decode fails (the caller reports that failure; the engine only stops). Given only to an engine that
+   * `readsGrowingPcm`; the others are handed the complete file.
+   */
+  pcmComplete?: Promise<unknown>;
+  /** Seconds of audio the file is expected to hold (the probe's), for progress while it is still being written. */
+  expectedSeconds?: number;
 }
 
 export interface TranscribeOptions {
@@ -52,6 +60,11 @@ export interface TranscriptionEngine {
   /** Primary language subtags ("en"), or ["*"] when the engine accepts any language and lets its backend decide. */
   readonly languages: readonly string[];
   readonly kind: 'pocketsphinx' | 'openai-compatible';
+  /**
+   * Starts on a PCM file that is still being written (`TranscribeInput.pcmComplete`), so recognition overlaps the
+   * decode; the result is the same as on the complete file.
+   */
+  readonly readsGrowingPcm?: boolean;
   /**
    * Why this engine cannot run on this machine and how to fix it (shown to API clients, so it names no file); absent
    * when it can. An unavailable engine rejects every `transcribe` with `engine_unavailable`.

@@ -72,6 +72,11 @@ export class EnergyMeter {
     }
   }
 
+  /** The values of the whole frames so far (a copy; the meter goes on). */
+  soFar(): Float32Array {
+    return this.values.slice(0, this.count);
+  }
+
   /** One value per whole frame; a final partial frame counts if it is at least half a frame. */
   finish(): Float32Array {
     if (this.inFrame >= FRAME_SAMPLES / 2) this.endFrame();
@@ -188,6 +193,19 @@ export function planSegments(energies: Float32Array, totalSamples: number, optio
     start: s.start * FRAME_SAMPLES,
     end: s.end >= n ? totalSamples : Math.min(totalSamples, s.end * FRAME_SAMPLES),
   }));
+}
+
+/**
+ * The segments of a file that is still growing which more audio would leave as they are if the plan's threshold
+ * stayed the same: all but the last (which the next audio may lengthen or merge into). The threshold comes from the
+ * whole file's levels, so more audio may still move every cut: callers must check these against the final plan.
+ */
+export function settledSegments(
+  energies: Float32Array,
+  samplesSoFar: number,
+  options: SegmenterOptions = {},
+): Segment[] {
+  return planSegments(energies, samplesSoFar, options).slice(0, -1);
 }
 
 /** Turns runs of `value` shorter than `minLength` into `replacement` (only runs between two other runs if `inner`). */

@@ -4,6 +4,9 @@
 // best this engine has, so rejecting those would only push callers to lie about the language. Other languages are not
 // supported (there is no model for them).
 //
+// A file still being written (a decode in progress) is read as it grows, with the same words as the complete file
+// (growing-recognition.ts): the job's start no longer waits for ffmpeg to finish.
+//
 // Terms are honoured as a per-request language-model bias for the words that are in the dictionary (terms.ts); the
 // result's words carry the word's lattice posterior as `confidence`.
 import { existsSync } from 'node:fs';
@@ -19,6 +22,7 @@ import {
   type TranscriptionEngine,
 } from '../engine.ts';
 import { SAMPLE_RATE } from '../pcm-file.ts';
+import { shareWriting } from '../pcm-writing.ts';
 import type { SegmenterOptions } from '../segmenter.ts';
 import { WorkerPool } from '../worker-pool.ts';
 import { loadPocketSphinx, setPocketSphinxLog, type ModelPaths } from './binding.ts';
@@ -119,6 +123,7 @@ export function createPocketSphinxEngine(options: PocketSphinxEngineOptions = {}
     id: 'pocketsphinx-en-us',
     languages: ['en'],
     kind: 'pocketsphinx',
+    readsGrowingPcm: true,
     pool,
     supports,
     async transcribe(input: TranscribeInput, transcribeOptions: TranscribeOptions = {}): Promise<EngineTranscript> {
@@ -129,6 +134,10 @@ export function createPocketSphinxEngine(options: PocketSphinxEngineOptions = {}
         );
       }
       const job: PocketSphinxJob = { pcmPath: input.pcmPath };
+      if (input.pcmComplete) {
+        job.writing = shareWriting(input.pcmComplete);
+        if (input.expectedSeconds) job.expectedSamples = Math.round(input.expectedSeconds * SAMPLE_RATE);
+      }
       if (input.terms && input.terms.length > 0) job.terms = input.terms;
       const result = await pool.run(job, transcribeOptions);
       return {

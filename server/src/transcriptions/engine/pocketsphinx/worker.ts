@@ -2,12 +2,16 @@
 // the model takes ~0.5 s and ~100 MB), then one job at a time: read the PCM file in chunks to measure its energy, plan
 // segments at silences (unless the job brings its own), decode each segment as its own utterance (read from the file
 // segment by segment — the whole recording is never in memory), shift word times by the segment's start, report the
-// share of the audio done after each segment, and stop between segments when the pool cancels the job.
+// share of the audio done after each segment, and stop between segments when the pool cancels the job. A file that is
+// still being written (a decode in progress) is read as it grows, with segments decoded early where they settle
+// (growing-recognition.ts).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { workerData } from 'node:worker_threads';
 import { EngineError, type EngineWord } from '../engine.ts';
+import { openGrowingPcm } from '../growing-pcm.ts';
+import { followGrowingPcm, segmentKey } from '../growing-recognition.ts';
 import { openPcm, pcmSampleCount, readPcmRange, SAMPLE_RATE } from '../pcm-file.ts';
 import { measureEnergy, planSegments, type Segment, type SegmenterOptions } from '../segmenter.ts';
 import { serveJobs, type JobContext } from '../worker-protocol.ts';
@@ -22,6 +26,13 @@ export interface PocketSphinxWorkerData {
 
 export interface PocketSphinxJob {
   pcmPath: string;
+  /**
+   * Set while the file is still being written (pcm-writing.ts): the job reads it as it grows and decodes settled
+   * segments early (growing-recognition.ts); the words are the same as once it is complete.
+   */
+  writing?: SharedArrayBuffer;
+  /** The length the growing file is expected to reach, for progress before it is complete. */
+  expectedSamples?: number;
   /** Sample ranges to decode as utterances; planned from the audio's energy when absent. */
   segments?: Segment[];
   terms?: string[];
@@ -46,26 +57,46 @@ serveJobs<PocketSphinxJob, PocketSphinxResult>(() => {
 });
 
 async function transcribe(decoder: Decoder, job: PocketSphinxJob, context: JobContext): Promise<PocketSphinxResult> {
-  const samples = await pcmSampleCount(job.pcmPath);
-  const file = await openPcm(job.pcmPath);
+  // The terms first: an early segment (decoded while the file grows) must be decoded as the later ones are.
+  const terms = planTerms(job.terms ?? [], (word) => decoder.lookupWord(word) !== undefined);
+  await useTerms(decoder, terms.words.length > 0 ? terms : null);
+  const between = () => context.checkCancelled();
+  const file = job.writing ? await openGrowingPcm(job.pcmPath, job.writing, between) : await openPcm(job.pcmPath);
   try {
-    const segments =
-      job.segments?.map((s) => ({ start: Math.max(0, s.start), end: Math.min(samples, s.end) })) ??
-      planSegments(
-        await measureEnergy(file, samples, { between: () => context.checkCancelled() }),
-        samples,
-        data.segmenter,
-      );
-    const terms = planTerms(job.terms ?? [], (word) => decoder.lookupWord(word) !== undefined);
-    await useTerms(decoder, terms.words.length > 0 ? terms : null);
-
-    const words: EngineWord[] = [];
-    for (const segment of segments) {
+    async function decodeSegment(segment: Segment): Promise<EngineWord[]> {
       // Reading the segment awaits I/O, which lets a pending cancel message in before the next (blocking) decode.
       const pcm = await readPcmRange(file, segment.start, segment.end);
       context.checkCancelled();
-      const utterance = decoder.decode(pcm);
-      words.push(...toEngineWords(utterance.segments, segment.start / SAMPLE_RATE));
+      return toEngineWords(decoder.decode(pcm).segments, segment.start / SAMPLE_RATE);
+    }
+    let samples: number;
+    let energies: () => Promise<Float32Array>;
+    let early = new Map<string, EngineWord[]>();
+    if (job.writing) {
+      const followed = await followGrowingPcm(file, {
+        pcmPath: job.pcmPath,
+        writing: job.writing,
+        ...(data.segmenter ? { segmenter: data.segmenter } : {}),
+        early: !job.segments,
+        ...(job.expectedSamples ? { expectedSamples: job.expectedSamples } : {}),
+        decode: decodeSegment,
+        progress: (fraction) => context.progress(fraction),
+        between,
+      });
+      samples = followed.samples;
+      early = followed.early;
+      energies = () => Promise.resolve(followed.energies);
+    } else {
+      samples = await pcmSampleCount(job.pcmPath);
+      energies = () => measureEnergy(file, samples, { between });
+    }
+    const segments =
+      job.segments?.map((s) => ({ start: Math.max(0, s.start), end: Math.min(samples, s.end) })) ??
+      planSegments(await energies(), samples, data.segmenter);
+
+    const words: EngineWord[] = [];
+    for (const segment of segments) {
+      words.push(...(early.get(segmentKey(segment)) ?? (await decodeSegment(segment))));
       context.progress(samples === 0 ? 1 : segment.end / samples);
     }
     context.progress(1);
