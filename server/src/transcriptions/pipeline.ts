@@ -1,5 +1,6 @@
 // One job, from where it was left to a final state: download (link sources) → probe, limits, reservation → decode
-// to 16 kHz PCM → the speech engine (progress = share of audio decoded) → diarization → capture and `completed`.
+// to 16 kHz PCM, with the speech engine reading the PCM as it is written (recognise-while-decoding.ts; progress =
+// share of the audio recognised) → diarization → capture and `completed`.
 // Every state change is conditional on the state it leaves and on this worker still holding the lease, so a task
 // cancelled meanwhile, or taken over after this worker lost its lease, is left alone; every final state is written
 // only over an unfinished one, so a task ends exactly once. Capture settles the task's reservation, which the ledger
@@ -14,6 +15,7 @@ import { ApiError } from '../http/api-error.ts';
 import type { AddressGuard } from '../media/address-guard.ts';
 import { DownloadError, downloadToFile } from '../media/download.ts';
 import { diarize } from './diarization/diarize.ts';
+import { recogniseWhileDecoding } from './recognise-while-decoding.ts';
 import { EngineError, type EngineTranscript, type TranscriptionEngine } from './engine/engine.ts';
 import { priceOf } from './intake.ts';
 import { UNFINISHED, type JobQueue, type JobRow } from './jobs.ts';
@@ -149,7 +151,7 @@ export function createPipeline(deps: PipelineDeps) {
     };
   }
 
-  /** ready/processing → completed: decode, recognise, diarize, capture. */
+  /** ready/processing → completed: decode and recognise (overlapped), diarize, capture. */
   async function recognise(job: JobRow, owner: string, signal: AbortSignal): Promise<void> {
     job = await advanceOrStop(job, owner, ['ready', 'processing'], {
       status: 'processing',
@@ -157,11 +159,17 @@ export function createPipeline(deps: PipelineDeps) {
       started_at: job.started_at ?? now(),
     });
     const pcmPath = files.pcmPath(job.id);
-    await files.decode(job.id, job.media_path!, signal);
     let lastWrite = 0;
     let lastProgress = 0;
-    const transcript = await engine.transcribe(
-      { pcmPath, language: job.language, terms: parseJson<string[]>(job.terms) ?? undefined },
+    const transcript = await recogniseWhileDecoding(
+      engine,
+      {
+        pcmPath,
+        language: job.language,
+        terms: parseJson<string[]>(job.terms) ?? undefined,
+        expectedSeconds: Number(job.duration_seconds) || undefined,
+      },
+      (decodeSignal) => files.decode(job.id, job.media_path!, decodeSignal),
       {
         signal,
         onProgress: (fraction) => {

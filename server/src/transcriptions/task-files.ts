@@ -58,6 +58,9 @@ export function createTaskFiles(
 
   async function newDecode(id: string, mediaPath: string): Promise<RunningDecode> {
     await mkdir(dirOf(id), { recursive: true });
+    // A PCM file left by an earlier run (a restart on one node) goes first: the engine starts reading the file as
+    // soon as it exists, and must only ever see this run's output.
+    await rm(pcmPath(id), { force: true });
     return startDecode(mediaPath, pcmPath(id));
   }
 
