@@ -6,6 +6,7 @@ import type { Context } from 'koa';
 import type { AccountRow, AccountStore } from '../accounts/store.ts';
 import type { KeyService } from '../keys/service.ts';
 import { ApiError, errors } from './api-error.ts';
+import { connectionSecretHash } from './connection-secret-hash.ts';
 
 export type SecurityScheme = 'bearer' | 'signed' | 'admin' | 'none';
 
@@ -39,7 +40,10 @@ function refuseBlocked(account: AccountRow, operationId: string): void {
 
 async function bearer(ctx: Context, deps: AuthDeps, operationId: string): Promise<AccountRow> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
-  const found = match ? await deps.keys.authenticateApiKey(match[1]!) : undefined;
+  const secret = match?.[1];
+  const found = secret
+    ? await deps.keys.authenticateApiKey(secret, connectionSecretHash(ctx.req.socket, secret))
+    : undefined;
   if (!found) throw errors.invalidApiKey();
   const { key, account } = found;
   refuseBlocked(account, operationId);

@@ -28,6 +28,9 @@ function randomBase62(length: number): string {
 // One-shot hashing (crypto.hash, Node ≥ 20.12): no Hash object per call on the authentication path.
 const sha256 = (text: string) => hash('sha256', text, 'hex');
 
+/** What is stored of a Bearer secret, and what the credential cache is keyed by. */
+export const hashApiKeySecret = sha256;
+
 function equalHex(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
@@ -64,10 +67,16 @@ export function createKeyService(db: Database, store: KeyStore, options: KeyServ
       return { ...toApiKey(row), secret };
     },
 
-    /** The key and account of a Bearer secret, or undefined when the key is unknown or revoked. */
-    async authenticateApiKey(secret: string): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
+    /**
+     * The key and account of a Bearer secret, or undefined when the key is unknown or revoked. `secretHash` is
+     * `hashApiKeySecret(secret)` when the caller already has it.
+     */
+    async authenticateApiKey(
+      secret: string,
+      secretHash?: string,
+    ): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
       if (!secret.startsWith('sk_live_') || secret.length < PREFIX_LENGTH + 8) return undefined;
-      const secretHash = sha256(secret);
+      secretHash ??= sha256(secret);
       const remembered = options.credentials.get(secretHash);
       if (remembered) return remembered;
       const found = await store.findApiKeyWithAccount(secret.slice(0, PREFIX_LENGTH));
