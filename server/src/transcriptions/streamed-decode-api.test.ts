@@ -1,6 +1,6 @@
 // Through the API: a job's recognition starts while ffmpeg still decodes its upload, and a decode that dies half-way
 // fails the task with the decode's error and charges nothing. The real ffmpeg (behind a wrapper that adds `-re`, so
-// a 17 s recording takes 17 s to decode, and records its process ids) and the real PocketSphinx engine, on real
+// a 35 s recording takes 35 s to decode, and records its process ids) and the real PocketSphinx engine, on real
 // recordings from Debian's pocketsphinx-testdata joined by pauses.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,10 @@ const { databaseKinds, useHarness } = await import('../test-support/harness.ts')
 type Harness = ReturnType<ReturnType<typeof useHarness>>;
 
 const raw = (name: string) => samplesOf(readFileSync(join(TEST_DATA_DIR, name)));
-const joined = joinWithPauses([raw('goforward.raw'), raw('numbers.raw'), raw('something.raw')], [1.5, 1.5]);
+// The three readings twice (≈ 35 s, so ≈ 35 s of decoding at -re): the tests need ffmpeg still running when the
+// first words come back, which on a loaded machine (engine start, job pick-up) can take well over the 17 s of once.
+const readings = [raw('goforward.raw'), raw('numbers.raw'), raw('something.raw')];
+const joined = joinWithPauses([...readings, ...readings], [1.5, 1.5, 1.5, 1.5, 1.5]);
 const media = join(dir, 'speech.flac');
 const source = await writePcm(join(dir, 'speech.raw'), joined.pcm);
 execFileSync(realFfmpeg, ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', source, media]);
