@@ -80,20 +80,31 @@ export async function rateLimit(run: RunContext, provision: Provision): Promise<
     });
     return;
   }
-  await new Promise((resolve) => setTimeout(resolve, 1100));
-  run.trace(
-    'rate_limit_conformance',
-    { limit: effective, burst: await burst(run, actor, 'listModels', effective + 3) },
-    'stateful',
-    'listModels',
-  );
-  await new Promise((resolve) => setTimeout(resolve, 1100));
-  run.trace(
-    'rate_limit_conformance',
-    { limit: effective, burst: await burst(run, actor, 'getBillingUsage', effective + 3) },
-    'stateful',
-    'getBillingUsage',
-  );
+  for (const operationId of ['listModels', 'getBillingUsage']) {
+    run.trace(
+      'rate_limit_conformance',
+      { limit: effective, burst: await burstWithinOneSecond(run, actor, operationId, effective + 3) },
+      'stateful',
+      operationId,
+    );
+  }
+}
+
+/**
+ * A burst after a quiet second. One whose answers took longer than a second and held no 429 says nothing about a
+ * per-second limit (on a loaded machine the requests reach the server in two windows): it is sent again, twice at
+ * most, and the last one is what the check judges.
+ */
+async function burstWithinOneSecond(run: RunContext, actor: Actor, operationId: string, count: number) {
+  let sent: Exchange[] = [];
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const started = performance.now();
+    sent = await burst(run, actor, operationId, count);
+    const limited = sent.some((e) => e.response.status === 429);
+    if (limited || performance.now() - started <= 1000) break;
+  }
+  return sent;
 }
 
 export async function keyLimit(run: RunContext, provision: Provision): Promise<void> {

@@ -97,7 +97,13 @@ for (const kind of databaseKinds) {
         row = await session();
       }
       assert.equal([row.status, row.end_reason], ['dropped', 'lease_expired']);
-      assert.equal(await money(), { balance: 100 * 100, reserved: 0 });
+      // The sweeper ends the session, then releases its reservation (two steps): wait for the second too.
+      let held = await money();
+      while (held.reserved !== 0 && Date.now() - killedAt < LEASE_MS + 20_000) {
+        await sleep(100);
+        held = await money();
+      }
+      assert.equal(held, { balance: 100 * 100, reserved: 0 });
       const reservation = await db('reservations')
         .where({ reference: `stream:${created.session_id}` })
         .first();
