@@ -4,21 +4,17 @@
 // decode is still running while the engine works, and that records its process ids. Nothing here waits for a time:
 // each step waits for an event (the first progress, the decode's end, the engine's pool going idle).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { realFfmpeg } from '../test-support/counting-ffmpeg.ts';
+import { pacedFfmpeg, processAlive as alive, realFfmpeg } from '../test-support/counting-ffmpeg.ts';
 import { GO_FORWARD, joinWithPauses, samplesOf, TEST_DATA_DIR, writePcm } from './engine/test-audio.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'scribe-streamed-'));
-const pidsFile = join(dir, 'ffmpeg.pids');
-const wrapper = join(dir, 'ffmpeg');
-writeFileSync(wrapper, `#!/bin/sh\necho $$ >> "${pidsFile}"\nexec "${realFfmpeg}" -re "$@"\n`);
-chmodSync(wrapper, 0o755);
-process.env.SCRIBE_FFMPEG_PATH = wrapper; // before media/ffmpeg.ts is loaded
+const lastFfmpegPid = pacedFfmpeg(dir); // before media/ffmpeg.ts is loaded
 const { ApiError } = await import('../http/api-error.ts');
 const { createPocketSphinxEngine } = await import('./engine/pocketsphinx/engine.ts');
 const { createTaskFiles } = await import('./task-files.ts');
@@ -43,15 +39,6 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const lastFfmpegPid = () => Number(readFileSync(pidsFile, 'utf8').trim().split('\n').pop());
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 async function poolIdle(): Promise<void> {
   while (engine.pool.stats().busy > 0) await sleep(20);
 }

@@ -3,21 +3,17 @@
 // a 35 s recording takes 35 s to decode, and records its process ids) and the real PocketSphinx engine, on real
 // recordings from Debian's pocketsphinx-testdata joined by pauses.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { realFfmpeg } from '../test-support/counting-ffmpeg.ts';
+import { pacedFfmpeg, processAlive as alive, realFfmpeg } from '../test-support/counting-ffmpeg.ts';
 import { joinWithPauses, samplesOf, TEST_DATA_DIR, writePcm } from './engine/test-audio.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'scribe-streamed-api-'));
-const pidsFile = join(dir, 'ffmpeg.pids');
-const wrapper = join(dir, 'ffmpeg');
-writeFileSync(wrapper, `#!/bin/sh\necho $$ >> "${pidsFile}"\nexec "${realFfmpeg}" -re "$@"\n`);
-chmodSync(wrapper, 0o755);
-process.env.SCRIBE_FFMPEG_PATH = wrapper; // before media/ffmpeg.ts is loaded (by the app)
+const lastFfmpegPid = pacedFfmpeg(dir); // before media/ffmpeg.ts is loaded (by the app)
 const { databaseKinds, useHarness } = await import('../test-support/harness.ts');
 type Harness = ReturnType<ReturnType<typeof useHarness>>;
 
@@ -29,16 +25,6 @@ const joined = joinWithPauses([...readings, ...readings], [1.5, 1.5, 1.5, 1.5, 1
 const media = join(dir, 'speech.flac');
 const source = await writePcm(join(dir, 'speech.raw'), joined.pcm);
 execFileSync(realFfmpeg, ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', source, media]);
-
-const lastFfmpegPid = () => Number(readFileSync(pidsFile, 'utf8').trim().split('\n').pop());
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function balanceOf(h: Harness, accountId: string): Promise<number> {
   const row = await h.db('accounts').where({ id: accountId }).first();
