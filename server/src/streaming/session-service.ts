@@ -23,6 +23,9 @@ import { taskFailures } from '../transcriptions/task-errors.ts';
 
 const RETRY_AFTER_SECONDS = 5;
 
+const captureDescription = (sessionId: string, minutesBilled: number) =>
+  `Stream session ${sessionId}: ${minutesBilled} min`;
+
 export interface StreamServiceDeps {
   db: Database;
   ledger: Ledger;
@@ -202,7 +205,7 @@ export function createStreamService(deps: StreamServiceDeps) {
       });
       if (!ended) throw new Error('the session was ended by someone else');
       if (row.reservation_id)
-        await ledger.settle(row.reservation_id, costMinor, `Stream session ${row.id}: ${minutesBilled} min`);
+        await ledger.settle(row.reservation_id, costMinor, captureDescription(row.id, minutesBilled));
       await finishTask(row.id, 'completed', {
         duration_seconds: durationSeconds,
         minutes_billed: minutesBilled,
@@ -233,7 +236,11 @@ export function createStreamService(deps: StreamServiceDeps) {
       if (ended) await release(row);
     },
 
-    /** Expired tickets, sessions of processes that stopped renewing, and captures a crash interrupted. */
+    /**
+     * Expired tickets, sessions of processes that stopped renewing, and what a stopped process left half-done: an
+     * ended session's reservation still held (settled with what the ended row says it cost: nothing unless completed)
+     * or its task row still `processing`.
+     */
     async sweep(): Promise<number> {
       let settled = 0;
       for (const row of await store.abandoned(iso())) {
@@ -250,9 +257,22 @@ export function createStreamService(deps: StreamServiceDeps) {
         }
         settled += 1;
       }
-      for (const row of await store.completedWithActiveReservation()) {
-        if (await ledger.settle(row.reservation_id!, Number(row.cost_minor ?? 0), `Stream session ${row.id}`))
+      for (const row of await store.endedWithActiveReservation()) {
+        const charge = row.status === 'completed' ? Number(row.cost_minor ?? 0) : 0;
+        if (await ledger.settle(row.reservation_id!, charge, captureDescription(row.id, Number(row.minutes_billed))))
           settled += 1;
+      }
+      for (const row of await store.endedWithProcessingTask()) {
+        if (row.status === 'completed')
+          await finishTask(row.id, 'completed', {
+            duration_seconds: row.duration_seconds,
+            minutes_billed: row.minutes_billed,
+            cost_minor: row.cost_minor,
+          });
+        else
+          await finishTask(row.id, row.end_reason === 'client_closed' ? 'cancelled' : 'failed', {
+            duration_seconds: row.duration_seconds,
+          });
       }
       return settled;
     },

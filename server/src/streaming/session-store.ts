@@ -3,6 +3,7 @@
 import type { Database } from '../db/database.ts';
 
 export type StreamSessionStatus = 'created' | 'connected' | 'completed' | 'dropped' | 'expired';
+const ENDED: StreamSessionStatus[] = ['completed', 'dropped', 'expired'];
 
 export interface StreamSessionRow {
   id: string;
@@ -93,11 +94,26 @@ export function createStreamSessionStore(db: Database) {
     },
 
     /** Completed sessions whose capture did not happen (the process died between the two steps). */
-    async completedWithActiveReservation(): Promise<StreamSessionRow[]> {
+    /**
+     * Ended sessions whose reservation is still held: ending a session and settling its reservation are two steps, so
+     * a process that stopped between them left these behind.
+     */
+    async endedWithActiveReservation(): Promise<StreamSessionRow[]> {
       return table()
         .join('reservations', 'reservations.id', 'stream_sessions.reservation_id')
-        .where('stream_sessions.status', 'completed')
+        .whereIn('stream_sessions.status', ENDED)
         .andWhere('reservations.status', 'active')
+        .select('stream_sessions.*')
+        .limit(100);
+    },
+
+    /** Ended sessions whose task row (the one usage statistics count) is still `processing`, for the same reason. */
+    async endedWithProcessingTask(): Promise<StreamSessionRow[]> {
+      return table()
+        .join('transcriptions', 'transcriptions.id', 'stream_sessions.id')
+        .whereIn('stream_sessions.status', ENDED)
+        .andWhere('transcriptions.status', 'processing')
+        .andWhere('transcriptions.mode', 'stream')
         .select('stream_sessions.*')
         .limit(100);
     },
