@@ -1327,10 +1327,12 @@ export type ChatCompletionStreamDone = '[DONE]';
  *
  * The payload of one server-sent event of a streamed chat answer (`stream: true`, `Content-Type:
  * text/event-stream`): the text after `data: ` on one event. Each event is written as `data: <payload>\n\n`
- * (no `event:` or `id:` fields). Tokens are sent as they are generated (the answer is not buffered). Order:
+ * (no `event:` or `id:` fields). Tokens are sent as they are generated (the answer is not buffered); content
+ * chunks are at most about every 10 ms, so when the model makes tokens faster than that, one chunk holds the
+ * text of several tokens. Order:
  *
  * 1. a chunk whose delta is `{"role": "assistant", "content": ""}`;
- * 2. content chunks, each with `delta.content` holding the next piece of the answer;
+ * 2. content chunks, each with `delta.content` holding the next piece of the answer (one token or more);
  * 3. a chunk with an empty delta `{}` and `finish_reason` `stop` (or `length` when `max_tokens` or the context
  * window cut the answer);
  * 4. only with `stream_options.include_usage`: a usage chunk with `choices: []` and `usage`;
