@@ -3,10 +3,12 @@
 // frames of all of it), so a plan made from the part written so far is only a guess at the final plan. Segments of
 // that guess are decoded as soon as they are settled ("early"), and each is kept only where the final plan — made
 // once the file is complete, from exactly the frame energies a reading of the complete file gives — has the very same
-// segment; every other segment of the final plan is decoded then. A segment's words depend only on its samples (each
-// utterance is decoded on its own, with its own normalisation: pocketsphinx/binding.ts), so the words are those of a
-// recognition after the decode whatever the guess was; a wrong guess costs only the time of the early segments that
-// are thrown away, and only while the decode runs.
+// segment; every other segment of the final plan is decoded then. A segment's words depend on its samples (each
+// utterance is decoded on its own, with its own normalisation) and, now and then, on the utterance the decoder
+// decoded just before it (the acoustic model's top-N history: pocketsphinx/binding.ts); segments are decoded in the
+// same order either way, so the words are those of a recognition after the decode unless a thrown-away early segment
+// came between two kept ones. A wrong guess otherwise costs only the time of the early segments thrown away, and only
+// while the decode runs.
 //
 // Why not plan from the audio so far and keep that plan: the words of a file would then depend on how fast ffmpeg
 // happened to run. Why not wait for the decode: a medium whose decode is slow (long, or heavily compressed) would

@@ -13,9 +13,12 @@
 //  - full_utt=1 is also what makes the model's `-cmn batch` (feat.params) real: fed in chunks, sphinxbase silently
 //    switches batch CMN to a running ("prior") mean that carries over between utterances — after an utterance with a
 //    long silence the next one decoded worse ("go forward and majors"). With full_utt=1 each utterance is normalised
-//    on its own, so the text no longer depends on what the decoder decoded before. Posteriors still vary between
-//    repeated decodes of the same audio ("ten": 0.19–0.54), probably from state the PTM Gaussian top-N selection
-//    keeps between frames.
+//    on its own. The decoder is still not free of history: the PTM acoustic model seeds each frame's top-N Gaussians
+//    with the previous frame's (ptm_mgau.c; the first frame of an utterance gets the last frame of the one before,
+//    and only codebooks the search has active are scanned again), and there is no API to reset that short of
+//    reloading the model. So posteriors vary between repeated decodes of the same audio ("ten": 0.19–0.54), and
+//    now and then a word does: the 60 s LibriVox loop of bench/stt.ts gave 177 words after a decode of another file
+//    and 176 (one "fun" fewer) after a decode of itself.
 //  - ps_seg_prob is the word's posterior in the lattice (bestpath is on by default) as a log in the decoder's logmath
 //    base; logmath_exp turns it into [0, 1].
 //  - Biasing (see setTerms): the only per-request knob that keeps the n-gram search is a different language model.
