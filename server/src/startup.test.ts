@@ -2,7 +2,7 @@
 // /health, a 503 engine_unavailable with the install hint on every transcription route, everything else working);
 // a setting that cannot be used ends the server or the CLI with one line naming it and exit code 1, never a stack
 // trace; and the PostgreSQL tests run although nothing answers at SCRIBE_TEST_POSTGRES_URL.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -148,8 +148,8 @@ process_('a bad setting ends the server with one line naming it, exit code 1 and
   ];
   try {
     const results = await Promise.all(
-      cases.map(([, env]) =>
-        runNodeToEnd(['--import', 'tsx', 'server/src/main.ts'], { SCRIBE_DATA_DIR: dataDir, ...env }),
+      cases.map(
+        ([, env]) => runNodeToEnd(['server/bin/start.mjs'], { SCRIBE_DATA_DIR: dataDir, ...env }), // what `npm start` runs
       ),
     );
     cases.forEach(([setting, , expected], i) => {
@@ -198,6 +198,21 @@ process_('the CLI: a clear line and a non-zero exit, never a stack trace', async
     assert.ok((JSON.parse(lines(created.output).at(-1)!) as { api_key: string }).api_key.startsWith('sk_'));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+process_('before npm install, npm start and the scribe CLI say so in one line (exit 1, no stack trace)', async () => {
+  // The two bins as a checkout without node_modules has them: nothing they import can be found from there.
+  const checkout = mkdtempSync(join(tmpdir(), 'scribe-not-installed-'));
+  try {
+    cpSync(new URL('../bin', import.meta.url).pathname, join(checkout, 'server/bin'), { recursive: true });
+    for (const bin of ['start.mjs', 'scribe.mjs']) {
+      const { code, output } = await runNodeToEnd([join(checkout, 'server/bin', bin), 'serve'], {});
+      assert.is(code, 1, `${bin}: exit ${code}\n${output}`);
+      assert.equal(lines(output), ['scribe: the dependencies are not installed: run npm install first.'], bin);
+    }
+  } finally {
+    rmSync(checkout, { recursive: true, force: true });
   }
 });
 
