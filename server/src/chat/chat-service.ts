@@ -261,17 +261,24 @@ export function createChatService(deps: ChatServiceDeps) {
       let scheduled = false;
       let lastWrite = -Infinity;
       const flush = () => {
-        scheduled = false;
         if (!pending) return;
         sse.send(chunk({ content: pending }, null));
         pending = '';
         lastWrite = performance.now();
       };
+      const flushWhenDue = () => {
+        // Node times a timer from the event loop's cached clock, so it can fire a little before performance.now()
+        // says the interval has passed: it waits again for the rest.
+        const wait = lastWrite + DELTA_INTERVAL_MS - performance.now();
+        if (wait > 0) return void setTimeout(flushWhenDue, Math.ceil(wait));
+        scheduled = false;
+        flush();
+      };
       const schedule = () => {
         scheduled = true;
         const wait = lastWrite + DELTA_INTERVAL_MS - performance.now();
-        if (wait <= 0) setImmediate(flush);
-        else setTimeout(flush, wait);
+        if (wait <= 0) setImmediate(flushWhenDue);
+        else setTimeout(flushWhenDue, Math.ceil(wait));
       };
       void run(call, prepared, (text) => {
         if (!text) return;
