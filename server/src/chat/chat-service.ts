@@ -267,23 +267,19 @@ export function createChatService(deps: ChatServiceDeps) {
         lastWrite = performance.now();
       };
       const flushWhenDue = () => {
-        // Node times a timer from the event loop's cached clock, so it can fire a little before performance.now()
-        // says the interval has passed: it waits again for the rest.
+        // Writes once DELTA_INTERVAL_MS have passed since the last write, else waits for the rest; a timer can fire a
+        // little before performance.now() says so (Node times it from the event loop's cached clock), and waits again.
         const wait = lastWrite + DELTA_INTERVAL_MS - performance.now();
         if (wait > 0) return void setTimeout(flushWhenDue, Math.ceil(wait));
         scheduled = false;
         flush();
       };
-      const schedule = () => {
-        scheduled = true;
-        const wait = lastWrite + DELTA_INTERVAL_MS - performance.now();
-        if (wait <= 0) setImmediate(flushWhenDue);
-        else setTimeout(flushWhenDue, Math.ceil(wait));
-      };
       void run(call, prepared, (text) => {
         if (!text) return;
         pending += text;
-        if (!scheduled) schedule();
+        if (scheduled) return;
+        scheduled = true;
+        setImmediate(flushWhenDue);
       })
         .then((result) => {
           flush();

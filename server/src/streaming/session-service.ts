@@ -26,6 +26,9 @@ const RETRY_AFTER_SECONDS = 5;
 const captureDescription = (sessionId: string, minutesBilled: number) =>
   `Stream session ${sessionId}: ${minutesBilled} min`;
 
+/** The task status of a session that ended without its clean end: the client's own close cancels, the rest fail. */
+const droppedTaskStatus = (reason: string | null) => (reason === 'client_closed' ? 'cancelled' : 'failed');
+
 export interface StreamServiceDeps {
   db: Database;
   ledger: Ledger;
@@ -224,7 +227,7 @@ export function createStreamService(deps: StreamServiceDeps) {
       });
       if (!ended) return;
       await release(row);
-      await finishTask(row.id, reason === 'client_closed' ? 'cancelled' : 'failed', {
+      await finishTask(row.id, droppedTaskStatus(reason), {
         duration_seconds: durationSeconds,
       });
     },
@@ -270,7 +273,7 @@ export function createStreamService(deps: StreamServiceDeps) {
             cost_minor: row.cost_minor,
           });
         else
-          await finishTask(row.id, row.end_reason === 'client_closed' ? 'cancelled' : 'failed', {
+          await finishTask(row.id, droppedTaskStatus(row.end_reason), {
             duration_seconds: row.duration_seconds,
           });
       }

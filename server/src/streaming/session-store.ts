@@ -93,7 +93,6 @@ export function createStreamSessionStore(db: Database) {
         .limit(100);
     },
 
-    /** Completed sessions whose capture did not happen (the process died between the two steps). */
     /**
      * Ended sessions whose reservation is still held: ending a session and settling its reservation are two steps, so
      * a process that stopped between them left these behind.
