@@ -158,9 +158,14 @@ export function createChatService(deps: ChatServiceDeps) {
     );
   }
 
-  async function run(call: ChatCall, prepared: Prepared, onDelta: (text: string) => void): Promise<GenerateResult> {
+  async function run(
+    call: ChatCall,
+    prepared: Prepared,
+    onDelta: (text: string) => void,
+    onGenerated?: () => void,
+  ): Promise<GenerateResult> {
     try {
-      return await generate(call, prepared, onDelta);
+      return await generate(call, prepared, onDelta, onGenerated);
     } catch (error) {
       await call.onFailed?.();
       throw error;
@@ -171,6 +176,8 @@ export function createChatService(deps: ChatServiceDeps) {
     call: ChatCall,
     prepared: Prepared,
     onDelta: (text: string) => void,
+    /** Called once the model has stopped, before the answer is settled (the stream's last text need not wait). */
+    onGenerated?: () => void,
   ): Promise<GenerateResult> {
     let result: GenerateResult;
     try {
@@ -183,6 +190,7 @@ export function createChatService(deps: ChatServiceDeps) {
         signal: call.signal,
         onDelta,
       });
+      onGenerated?.();
     } catch (error) {
       // Refused before the model began (busy, unreachable): nothing is charged; otherwise the prompt and the tokens
       // generated so far are.
@@ -274,13 +282,16 @@ export function createChatService(deps: ChatServiceDeps) {
         scheduled = false;
         flush();
       };
-      void run(call, prepared, (text) => {
+      // The text still pending when the model stops is written at once, not after the interval or the settling of
+      // the answer's charge (a database transaction): the reader has the whole answer as soon as it exists.
+      const onDelta = (text: string) => {
         if (!text) return;
         pending += text;
         if (scheduled) return;
         scheduled = true;
         setImmediate(flushWhenDue);
-      })
+      };
+      void run(call, prepared, onDelta, flush)
         .then((result) => {
           flush();
           sse.send(chunk({}, result.finishReason));

@@ -1,0 +1,95 @@
+// The pacing of a streamed chat answer, measured at the service (the real llama engine on the tiny GGUF, the real
+// ledger on SQLite): content deltas are at most about every 10 ms, and the text still pending when the model stops is
+// written at once instead of at the end of the interval. The engine is the real one with its `generate` observed, to
+// know when the model stopped; the ledger is the real one with each charge delayed by 50 ms, standing for a database
+// that is slow to commit, so that what the stream waits for at the end is visible (with a fast commit, text held back
+// until the charge was settled would arrive only a millisecond or two late).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadChatConfig } from './config.ts';
+import { createChatService } from './chat-service.ts';
+import type { ChatEngine } from './engine/engine.ts';
+import { createLlamaEngine } from './engine/llama-engine.ts';
+import { tinyModelPath } from './tiny-model-fixture.ts';
+import type { Ledger } from '../billing/ledger.ts';
+import { loadConfig } from '../config.ts';
+import { startHarness, type Harness } from '../test-support/harness.ts';
+
+const test = suite('chat stream pacing');
+let h: Harness;
+let engine: ChatEngine;
+let stoppedAt = 0;
+
+test.before(async () => {
+  h = await startHarness('sqlite');
+  const config = loadChatConfig({});
+  const real = await createLlamaEngine({ ...config, modelPath: await tinyModelPath() });
+  engine = Object.assign(Object.create(real) as ChatEngine, {
+    async generate(request: Parameters<ChatEngine['generate']>[0]) {
+      const result = await real.generate(request);
+      stoppedAt = performance.now();
+      return result;
+    },
+  });
+});
+test.after(async () => {
+  await engine?.close();
+  await h?.close();
+});
+
+test('the last content delta is written when the model stops, not at the end of the 10 ms interval', async () => {
+  const { id } = await h.provision({ balance: 100 });
+  const account = await h.db('accounts').where({ id }).first();
+  const service = createChatService({
+    engines: { 'service-mini': engine, close: async () => undefined },
+    ledger: Object.assign(Object.create(h.app.services.ledger) as Ledger, {
+      async settle(...args: Parameters<Ledger['settle']>) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return h.app.services.ledger.settle(...args);
+      },
+    }),
+    prices: loadConfig({}).prices,
+    reserveCapTokens: 1000,
+  });
+  // Six answers: text held back for the rest of the interval (0–10 ms) or for the charge would arrive more than 3 ms
+  // after the model stopped in most answers (all six within 3 ms by chance: about 0.3⁶).
+  for (let answer = 0; answer < 6; answer++) {
+    const sse = await service.stream({
+      account,
+      model: 'service-mini',
+      messages: [{ role: 'user', content: `Summarise meeting ${answer} in one sentence.` }],
+      temperature: 0,
+      maxTokens: 150 + 17 * answer,
+      includeUsage: false,
+      billing: 'charge',
+      signal: new AbortController().signal,
+    });
+    const writes: { at: number; content: string | undefined }[] = [];
+    sse.readable.on('data', (data: Buffer) => {
+      for (const event of data.toString().split('\n\n').filter(Boolean)) {
+        const payload = event.slice('data: '.length);
+        const content =
+          payload === '[DONE]'
+            ? undefined
+            : (JSON.parse(payload) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content;
+        writes.push({ at: performance.now(), content });
+      }
+    });
+    await new Promise((resolve) => sse.readable.on('end', resolve));
+    const contents = writes.filter((w) => w.content);
+    const last = contents.at(-1)!;
+    assert.ok(contents.length >= 2, `${contents.length} content deltas`);
+    assert.ok(
+      last.at - stoppedAt <= 3,
+      `answer ${answer}: the last delta came ${(last.at - stoppedAt).toFixed(1)} ms after the model stopped`,
+    );
+    // The deltas before the last keep the interval (a timer may fire a little early by the loop's clock: 9.5 ms).
+    const gaps = contents.slice(1, -1).map((w, i) => w.at - contents[i]!.at);
+    assert.ok(
+      gaps.every((gap) => gap >= 9.5),
+      `gaps ${gaps.map((g) => g.toFixed(1)).join(' ')}`,
+    );
+  }
+});
+
+test.run();
