@@ -29,7 +29,7 @@ function row(benchmark: string, value: number | undefined, unit: string, target:
 }
 
 const benchmarks: Benchmark[] = [
-  { name: 'http', script: 'bench/http.ts', defaults: { BENCH_SECONDS: '5', BENCH_ROUNDS: '3' } },
+  { name: 'http', script: 'bench/http.ts', defaults: {} },
   { name: 'stt', script: 'bench/stt.ts', defaults: { BENCH_TASKS: '8' } },
   {
     name: 'stt-engine',
