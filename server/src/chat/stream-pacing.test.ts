@@ -51,9 +51,11 @@ test('the last content delta is written when the model stops, not at the end of 
     prices: loadConfig({}).prices,
     reserveCapTokens: 1000,
   });
-  // Six answers: text held back for the rest of the interval (0–10 ms) or for the charge would arrive more than 3 ms
-  // after the model stopped in most answers (all six within 3 ms by chance: about 0.3⁶).
-  for (let answer = 0; answer < 6; answer++) {
+  // Eight answers: text held back for the rest of the interval (0–10 ms) or for the charge would arrive more than 3 ms
+  // after the model stopped in most of them (seven of eight within 3 ms by chance: about 0.1 %). One late answer is
+  // allowed: on a loaded machine the process can be scheduled out for a few ms between the model's end and the write.
+  const delays: number[] = [];
+  for (let answer = 0; answer < 8; answer++) {
     const sse = await service.stream({
       account,
       model: 'service-mini',
@@ -79,17 +81,18 @@ test('the last content delta is written when the model stops, not at the end of 
     const contents = writes.filter((w) => w.content);
     const last = contents.at(-1)!;
     assert.ok(contents.length >= 2, `${contents.length} content deltas`);
-    assert.ok(
-      last.at - stoppedAt <= 3,
-      `answer ${answer}: the last delta came ${(last.at - stoppedAt).toFixed(1)} ms after the model stopped`,
-    );
-    // The deltas before the last keep the interval (a timer may fire a little early by the loop's clock: 9.5 ms).
+    delays.push(last.at - stoppedAt);
+    // The deltas before the last keep the interval (10 ms between writes; 9 here, as each is timed when it is read).
     const gaps = contents.slice(1, -1).map((w, i) => w.at - contents[i]!.at);
     assert.ok(
-      gaps.every((gap) => gap >= 9.5),
+      gaps.every((gap) => gap >= 9),
       `gaps ${gaps.map((g) => g.toFixed(1)).join(' ')}`,
     );
   }
+  assert.ok(
+    delays.filter((ms) => ms <= 3).length >= 7,
+    `the last delta came ${delays.map((ms) => ms.toFixed(1)).join(', ')} ms after the model stopped`,
+  );
 });
 
 test.run();
