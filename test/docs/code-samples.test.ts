@@ -48,7 +48,18 @@ async function call(path: string, init: RequestInit & { json?: unknown } = {}): 
     headers.set('Content-Type', 'application/json');
     body = JSON.stringify(init.json);
   }
-  const response = await fetch(`${base}${path}`, { ...init, headers, body });
+  const response = await fetch(`${base}${path}`, { ...init, headers, body }).catch((error: Error) => {
+    // fetch's own message is only "fetch failed": the reason (refused, reset, closed) is in its cause, and whether
+    // the server is still running, with its last log lines, says which side went away.
+    const child = server?.process.process;
+    const ended = child && (child.exitCode ?? child.signalCode);
+    const state = !child ? 'not started' : ended !== null ? `ended (${ended})` : 'running';
+    throw new Error(
+      `${init.method ?? 'GET'} ${path}: ${error.message}: ${String(error.cause)}; the server is ${state}; its last ` +
+        `output:\n${server?.process.output().slice(-3000)}`,
+      { cause: error },
+    );
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${response.status} ${text}`);
   return JSON.parse(text) as Record<string, unknown>;
