@@ -10,7 +10,7 @@ import { loadChatConfig } from './config.ts';
 import { createChatService } from './chat-service.ts';
 import type { ChatEngine } from './engine/engine.ts';
 import { createLlamaEngine } from './engine/llama-engine.ts';
-import { tinyModelPath } from './tiny-model-fixture.ts';
+import { parseEvents, tinyModelPath } from './tiny-model-fixture.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { loadConfig } from '../config.ts';
 import { startHarness, type Harness } from '../test-support/harness.ts';
@@ -67,15 +67,9 @@ test('the last content delta is written when the model stops, not at the end of 
       signal: new AbortController().signal,
     });
     const writes: { at: number; content: string | undefined }[] = [];
+    // Each write of the stream is one event, read here as it comes.
     sse.readable.on('data', (data: Buffer) => {
-      for (const event of data.toString().split('\n\n').filter(Boolean)) {
-        const payload = event.slice('data: '.length);
-        const content =
-          payload === '[DONE]'
-            ? undefined
-            : (JSON.parse(payload) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content;
-        writes.push({ at: performance.now(), content });
-      }
+      writes.push({ at: performance.now(), content: parseEvents(data.toString()).content || undefined });
     });
     await new Promise((resolve) => sse.readable.on('end', resolve));
     const contents = writes.filter((w) => w.content);
