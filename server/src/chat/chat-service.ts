@@ -1,6 +1,7 @@
 // One chat request from validation to the charge: resolve the model's engine (503 when none is configured), check the
 // answer format, measure the prompt (400 context_length_exceeded when it leaves no room), reserve prompt +
-// min(max_tokens, cap) tokens (402 when short), generate, check the JSON modes, and capture the tokens actually used.
+// min(max_tokens, cap) tokens (402 when short; a local model already starts on the prompt meanwhile), generate, check
+// the JSON modes, and capture the tokens actually used.
 // A failure or a client that goes away releases the reservation and charges only the tokens generated so far.
 // Answers are a `chat.completion` object, or an SSE stream of chunks framed as the seed says.
 import { randomUUID } from 'node:crypto';
@@ -52,15 +53,20 @@ export interface ChatServiceDeps {
   reserveCapTokens: number;
 }
 
-interface Prepared {
+/** What is known of a call once it is accepted, before any money is held. */
+interface Measured {
   engine: ChatEngine;
   check: (content: string) => void;
   format: ReturnType<typeof answerFormatOf>['format'];
   promptTokens: number;
   limit: number;
-  reservation: Reservation | undefined;
   id: string;
   created: number;
+}
+
+interface Prepared extends Measured {
+  /** The hold on the account's funds (undefined: nothing to hold); see `begin` for when it is taken. */
+  reservation: Promise<Reservation | undefined>;
 }
 
 /** The shortest time between two content deltas of a streamed answer (see `stream`). */
@@ -111,7 +117,7 @@ export function createChatService(deps: ChatServiceDeps) {
     return engine;
   }
 
-  async function prepare(call: ChatCall): Promise<Prepared> {
+  async function prepare(call: ChatCall): Promise<Measured> {
     const engine = engineOf(call.model);
     const { format, check } = answerFormatOf(call.responseFormat);
     let measure;
@@ -130,29 +136,68 @@ export function createChatService(deps: ChatServiceDeps) {
       );
     }
     const limit = Math.min(call.maxTokens ?? MAX_TOKENS, measure.maxAnswerTokens);
-    const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
-    let reservation: Reservation | undefined;
-    if (call.billing === 'charge') {
-      const amount = chargeOf(call.model, measure.promptTokens, Math.min(limit, deps.reserveCapTokens));
-      if (amount > 0) reservation = await deps.ledger.reserve(call.account.id, amount, `chat:${id}`);
-    }
     return {
       engine,
       check,
       format,
       promptTokens: measure.promptTokens,
       limit,
-      reservation,
-      id,
+      id: `chatcmpl-${randomUUID().replace(/-/g, '')}`,
       created: Math.floor(Date.now() / 1000),
     };
   }
 
+  /** Holds prompt + min(limit, cap) tokens' worth of funds (402 when short); nothing for free calls. */
+  async function reserve(call: ChatCall, measured: Measured): Promise<Reservation | undefined> {
+    if (call.billing !== 'charge') return undefined;
+    const amount = chargeOf(call.model, measured.promptTokens, Math.min(measured.limit, deps.reserveCapTokens));
+    return amount > 0 ? deps.ledger.reserve(call.account.id, amount, `chat:${measured.id}`) : undefined;
+  }
+
+  /**
+   * Accepts a call and starts its answer; resolves once the funds are held, rejects with what refused the call.
+   * A local model starts on the prompt while the reservation's transaction runs: evaluating the prompt takes longer
+   * than the transaction, so the first token no longer waits for the database. When the funds do not cover the
+   * call, the model is stopped before anything was answered and the 402 is the response; nothing is charged. An
+   * upstream model is asked only once the funds are held, since a request it has begun may be billed to us.
+   */
+  async function begin(
+    call: ChatCall,
+    onDelta: (text: string) => void,
+    onGenerated?: () => void,
+  ): Promise<{ prepared: Prepared; answer: Promise<GenerateResult> }> {
+    const measured = await prepareOrFail(call);
+    const prepared: Prepared = { ...measured, reservation: reserve(call, measured) };
+    if (measured.engine.kind !== 'llama') {
+      try {
+        await prepared.reservation;
+      } catch (error) {
+        await call.onFailed?.();
+        throw error;
+      }
+      return { prepared, answer: run(call, prepared, call.signal, onDelta, onGenerated) };
+    }
+    const refused = new AbortController();
+    const answer = run(call, prepared, AbortSignal.any([call.signal, refused.signal]), onDelta, onGenerated);
+    // The answer may fail while the funds are still being held (a busy model); its caller sees that failure later.
+    answer.catch(() => undefined);
+    try {
+      await prepared.reservation;
+    } catch (error) {
+      refused.abort();
+      await answer.catch(() => undefined);
+      throw error;
+    }
+    return { prepared, answer };
+  }
+
   /** Captures the tokens used (also after a failure: what was generated is charged). */
   async function settle(call: ChatCall, prepared: Prepared, promptTokens: number, completionTokens: number) {
-    if (!prepared.reservation) return;
+    // A refused reservation holds nothing; its refusal is the call's answer (see `begin`).
+    const reservation = await prepared.reservation.catch(() => undefined);
+    if (!reservation) return;
     await deps.ledger.settle(
-      prepared.reservation.id,
+      reservation.id,
       chargeOf(call.model, promptTokens, completionTokens),
       `${call.model}: ${promptTokens} prompt + ${completionTokens} completion tokens`,
     );
@@ -161,11 +206,12 @@ export function createChatService(deps: ChatServiceDeps) {
   async function run(
     call: ChatCall,
     prepared: Prepared,
+    signal: AbortSignal,
     onDelta: (text: string) => void,
     onGenerated?: () => void,
   ): Promise<GenerateResult> {
     try {
-      return await generate(call, prepared, onDelta, onGenerated);
+      return await generate(call, prepared, signal, onDelta, onGenerated);
     } catch (error) {
       await call.onFailed?.();
       throw error;
@@ -175,6 +221,8 @@ export function createChatService(deps: ChatServiceDeps) {
   async function generate(
     call: ChatCall,
     prepared: Prepared,
+    /** The client's signal, and for a local model also the refusal of its funds. */
+    signal: AbortSignal,
     onDelta: (text: string) => void,
     /** Called once the model has stopped, before the answer is settled (the stream's last text need not wait). */
     onGenerated?: () => void,
@@ -187,7 +235,7 @@ export function createChatService(deps: ChatServiceDeps) {
         maxTokens: prepared.limit,
         format: prepared.format,
         promptTokens: prepared.promptTokens,
-        signal: call.signal,
+        signal,
         onDelta,
       });
       onGenerated?.();
@@ -210,7 +258,7 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   /** Refusals before generating also count as "no answer". */
-  async function prepareOrFail(call: ChatCall): Promise<Prepared> {
+  async function prepareOrFail(call: ChatCall): Promise<Measured> {
     try {
       return await prepare(call);
     } catch (error) {
@@ -225,10 +273,10 @@ export function createChatService(deps: ChatServiceDeps) {
 
     /** The whole answer as a `chat.completion`. */
     async complete(call: ChatCall): Promise<ChatCompletion> {
-      const prepared = await prepareOrFail(call);
+      const { prepared, answer } = await begin(call, () => undefined);
       let result: GenerateResult;
       try {
-        result = await run(call, prepared, () => undefined);
+        result = await answer;
       } catch (error) {
         throw apiErrorOf(error);
       }
@@ -249,28 +297,19 @@ export function createChatService(deps: ChatServiceDeps) {
      * before this returns, as an ordinary error response; after that, failures are in-band error events.
      */
     async stream(call: ChatCall): Promise<SseStream> {
-      const prepared = await prepareOrFail(call);
-      const sse = createSseStream();
-      const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'stop' | 'length' | null) =>
-        ({
-          id: prepared.id,
-          object: 'chat.completion.chunk',
-          created: prepared.created,
-          model: call.model,
-          choices: [{ index: 0, delta, finish_reason: finish }],
-        }) satisfies ChatCompletionChunk;
-      sse.send(chunk({ role: 'assistant', content: '' }, null));
       // The first delta is written on the next turn of the event loop, after node-llama-cpp has started evaluating
       // the next token on its own thread, so the write overlaps the model's work instead of delaying it; later ones at
       // most every DELTA_INTERVAL_MS, the text that came meanwhile in one delta. A small model makes a token in well
       // under a millisecond, and a write (and a client's wake-up) per token then costs the model a fifth of its pace
-      // on two cores; a reader sees no difference at that interval.
+      // on two cores; a reader sees no difference at that interval. Text made before the call is accepted (the model
+      // starts while the funds are being held) waits until the stream exists.
+      let write: ((text: string) => void) | undefined = undefined;
       let pending = '';
       let scheduled = false;
       let lastWrite = -Infinity;
       const flush = () => {
-        if (!pending) return;
-        sse.send(chunk({ content: pending }, null));
+        if (!pending || !write) return;
+        write(pending);
         pending = '';
         lastWrite = performance.now();
       };
@@ -291,7 +330,20 @@ export function createChatService(deps: ChatServiceDeps) {
         scheduled = true;
         setImmediate(flushWhenDue);
       };
-      void run(call, prepared, onDelta, flush)
+      const { prepared, answer } = await begin(call, onDelta, flush);
+      const sse = createSseStream();
+      const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'stop' | 'length' | null) =>
+        ({
+          id: prepared.id,
+          object: 'chat.completion.chunk',
+          created: prepared.created,
+          model: call.model,
+          choices: [{ index: 0, delta, finish_reason: finish }],
+        }) satisfies ChatCompletionChunk;
+      sse.send(chunk({ role: 'assistant', content: '' }, null));
+      write = (text) => sse.send(chunk({ content: text }, null));
+      flush();
+      void answer
         .then((result) => {
           flush();
           sse.send(chunk({}, result.finishReason));
