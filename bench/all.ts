@@ -65,7 +65,7 @@ const benchmarks: Benchmark[] = [
   {
     name: 'chat',
     script: 'bench/chat.ts',
-    // Its own defaults (5 rounds of 256 tokens, about 2 s more): with 128 tokens an answer takes ≈ 0.1 s, and the
+    // Its own defaults (41 pairs of rounds of 256 tokens, ≈ 15 s): with 128 tokens an answer takes ≈ 0.1 s, and the
     // request's own start (≈ 5 ms, the time-to-first-token row) was 5 % of the tokens/s row by itself.
     defaults: {},
     parse: (out) => [
