@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadChatConfig } from './config.ts';
 import { createChatService, type ChatCall } from './chat-service.ts';
-import { ChatEngineError, type ChatEngine } from './engine/engine.ts';
+import type { ChatEngine, ChatEngineError } from './engine/engine.ts';
 import { createLlamaEngine } from './engine/llama-engine.ts';
 import { parseEvents, tinyModelPath } from './tiny-model-fixture.ts';
 import type { AccountRow } from '../accounts/store.ts';
