@@ -246,6 +246,9 @@ export function createChatService(deps: ChatServiceDeps) {
       else await settle(call, prepared, prepared.promptTokens, error instanceof ChatEngineError ? error.tokens : 0);
       throw error;
     }
+    // A local model can finish a short answer before its funds are held; the answer counts only once they are (a
+    // refusal rejects here, and the call ends as refused: nothing charged, `onAnswer` never called).
+    await prepared.reservation;
     try {
       prepared.check(result.content);
     } catch (error) {

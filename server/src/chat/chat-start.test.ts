@@ -17,6 +17,8 @@ import { ApiError } from '../http/api-error.ts';
 import { startHarness, type Harness } from '../test-support/harness.ts';
 
 const test = suite('chat start');
+/** 1 minor unit per prompt token and 3 per completion token: even a one-token answer reserves something. */
+const PRICES = JSON.stringify({ 'service-mini_prompt_tokens': 1000, 'service-mini_completion_tokens': 3000 });
 let h: Harness;
 let real: ChatEngine;
 
@@ -68,7 +70,7 @@ function serviceWith(seen: Seen, kind: ChatEngine['kind'] = 'llama') {
         }
       },
     }),
-    prices: loadConfig({}).prices,
+    prices: loadConfig({ SCRIBE_PRICES: PRICES }).prices,
     reserveCapTokens: 1000,
   });
 }
@@ -144,6 +146,30 @@ for (const mode of ['stream', 'complete'] as const) {
     assert.ok(next.choices[0]!.message.content.length > 0);
   });
 }
+
+test('an answer that ends before its funds are refused does not count: 402, onAnswer never called', async () => {
+  const seen: Seen = {};
+  const account = await accountWith(0);
+  const outcomes: string[] = [];
+  const error = await serviceWith(seen)
+    .complete(
+      callOf(account, {
+        maxTokens: 1,
+        onAnswer: async () => void outcomes.push('answer'),
+        onFailed: async () => void outcomes.push('failed'),
+      }),
+    )
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  assert.is((error as ApiError).status, 402);
+  assert.ok(seen.generateEnded!.at < seen.reserveSettled!, 'the one-token answer ended before the refusal');
+  assert.is(seen.generateEnded!.code, 'ok');
+  assert.equal(outcomes, ['failed']);
+  const after = await ledgerOf(account);
+  assert.equal([after.reservations.length, after.entries, after.balanceMinor], [0, [], 0]);
+});
 
 test('an upstream model is asked only once the funds are held, and not at all when they do not cover', async () => {
   const seen: Seen = {};
