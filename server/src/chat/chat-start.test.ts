@@ -1,8 +1,8 @@
 // The start of a chat call, measured at the service (the real llama engine on the tiny GGUF, the real ledger on
 // SQLite): a local model starts on the prompt while the funds are being held, so the first token does not wait for the
 // reservation's transaction; funds that do not cover the call stop that model before it answered anything and the 402
-// is the answer, with nothing held or charged. Each reservation is delayed by 30 ms (standing for a database that is
-// slow to commit) so that the order of the two is visible.
+// is the answer, with nothing held or charged. Each reservation is delayed by 30 ms (300 ms in one test; standing for a
+// database that is slow to commit) so that the order of the two is visible.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadChatConfig } from './config.ts';
@@ -56,13 +56,13 @@ function observed(seen: Seen, kind: ChatEngine['kind'] = 'llama'): ChatEngine {
   });
 }
 
-function serviceWith(seen: Seen, kind: ChatEngine['kind'] = 'llama') {
+function serviceWith(seen: Seen, kind: ChatEngine['kind'] = 'llama', reserveDelayMs = 30) {
   const ledger = h.app.services.ledger;
   return createChatService({
     engines: { 'service-mini': observed(seen, kind), close: async () => undefined },
     ledger: Object.assign(Object.create(ledger) as Ledger, {
       async reserve(...args: Parameters<Ledger['reserve']>) {
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        await new Promise((resolve) => setTimeout(resolve, reserveDelayMs));
         try {
           return await ledger.reserve(...args);
         } finally {
@@ -151,7 +151,8 @@ test('an answer that ends before its funds are refused does not count: 402, onAn
   const seen: Seen = {};
   const account = await accountWith(0);
   const outcomes: string[] = [];
-  const error = await serviceWith(seen)
+  // 300 ms: a one-token answer (a few ms here) ends well before the refusal even on a loaded machine.
+  const error = await serviceWith(seen, 'llama', 300)
     .complete(
       callOf(account, {
         maxTokens: 1,
