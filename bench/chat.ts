@@ -94,9 +94,9 @@ const { api_key: apiKey } = await app.services.accounts.create({ balance: 1_000_
  * The API client runs in its own process (bench/chat-client.ts), started once and asked for one streamed request per
  * round over stdin, as a real client would be: its parsing does not share the server's thread. Two such clients, the
  * same program scheduled two ways:
- * - `remote`: under SCHED_IDLE (`chrt --idle 0`), so it runs only on CPU the server leaves idle, as a client on
- *   another machine takes none of the server's. The target is judged on this one.
- * - `co-located`: an ordinary process on the same two cores (reported). Each delta wakes it, and the woken client
+ * - `remote` (remote-like): under SCHED_IDLE (`chrt --idle 0`), so it runs only on CPU the server leaves idle, as a
+ *   client on another machine takes none of the server's. The target is judged on this one.
+ * - `colocated`: an ordinary process on the same two cores (reported). Each delta wakes it, and the woken client
  *   preempts the model's thread: with the client at idle priority the pace from the first token to the last went from
  *   0.94–0.95 × direct to 0.98–0.995 × in three runs each, so about 3 % of the co-located ratio is the client's.
  */
@@ -117,6 +117,7 @@ const clientArgs = [process.execPath, '--import', 'tsx', join(import.meta.dirnam
 const idleScheduling = spawnSync('chrt', ['--idle', '0', 'true']).status === 0;
 if (!idleScheduling) console.log('chrt --idle is not available here: the remote-like client runs at ordinary priority');
 
+const clients: ChildProcess[] = [];
 function startClient(idle: boolean): () => Promise<Run> {
   const [command, ...args] = idle && idleScheduling ? ['chrt', '--idle', '0', ...clientArgs] : clientArgs;
   const client = spawn(command!, args, { env: clientEnv, stdio: ['pipe', 'pipe', 'inherit'] });
@@ -130,7 +131,6 @@ function startClient(idle: boolean): () => Promise<Run> {
     return JSON.parse(value as string) as Run;
   };
 }
-const clients: ChildProcess[] = [];
 const sides = { direct: directRun, remote: startClient(true), colocated: startClient(false) };
 type Side = keyof typeof sides;
 
