@@ -4,7 +4,8 @@
 // connection only copies audio bytes into a message (transferred, not cloned) and forwards the results that come back.
 // A worker that dies fails its sessions (the connection closes them with 1011) and is replaced for the next session.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../workers/start-worker.ts';
 import { primaryLanguage } from '../transcriptions/engine/engine.ts';
 import { modelPaths, pocketSphinxProblem } from '../transcriptions/engine/pocketsphinx/engine.ts';
 import type { RecognizerEvent, RecognizerOptions } from './recognizer.ts';
@@ -187,14 +188,4 @@ export function createStreamEngine(options: StreamEngineOptions = {}): StreamEng
       );
     },
   };
-}
-
-/** Starts a worker; a `.ts` entry goes through tsx's ESM hooks first (see transcriptions/engine/worker-pool.ts). */
-function startWorker(url: URL, data: unknown): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData: data });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap =
-    `import(${JSON.stringify(tsx)})` +
-    `.then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: data });
 }

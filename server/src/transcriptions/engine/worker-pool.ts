@@ -8,13 +8,9 @@
 //  - Aborting a job's signal rejects it at once with `cancelled`; a running job is asked to stop (it does so between
 //    segments) and its worker stays busy until it has; one that has not stopped after `cancelGraceMs` is terminated.
 //  - Idle workers are unref'd, so an idle pool does not keep the process alive; close() shuts them all down.
-//
-// TypeScript workers: under `node --import tsx`, Node 20 passes `--import tsx` to worker threads (execArgv is
-// inherited) but the worker's entry module is still resolved without the tsx hooks — `new Worker(new URL('./x.ts',
-// import.meta.url))` fails with ERR_UNKNOWN_FILE_EXTENSION, and so does an explicit `execArgv: ['--import', 'tsx']`
-// (measured on 20.20). So a `.ts` entry is started through a one-line bootstrap that registers tsx's ESM hooks in the
-// worker (tsx/esm/api register()) and then imports it.
-import { Worker } from 'node:worker_threads';
+//  - `.ts` entries start through tsx's hooks (see workers/start-worker.ts).
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../workers/start-worker.ts';
 import { EngineError } from './engine.ts';
 import type { FromWorker, SerializedError, ToWorker } from './worker-protocol.ts';
 
@@ -299,14 +295,4 @@ export class WorkerPool<Job, Result> {
 
 function cancelledError(signal: AbortSignal): EngineError {
   return new EngineError('cancelled', 'the transcription was cancelled', { cause: signal.reason });
-}
-
-/** Starts a worker; `.ts` entries go through a bootstrap that registers tsx first (see the header). */
-function startWorker(url: URL, workerData: unknown): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap =
-    `import(${JSON.stringify(tsx)})` +
-    `.then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData });
 }
