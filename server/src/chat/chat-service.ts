@@ -23,6 +23,7 @@ import { chatModelVariables, type ChatModelId } from './config.ts';
 import { ChatEngineError, type ChatEngine, type GenerateResult } from './engine/engine.ts';
 import type { ChatEngines } from './engines.ts';
 import { answerFormatOf, isInvalidAnswer } from './json-answer.ts';
+import { createDeltaPacer } from './delta-pacer.ts';
 import { createSseStream, type SseStream } from './sse-stream.ts';
 
 /** The contract's default and upper bound of `max_tokens`. */
@@ -69,8 +70,10 @@ interface Prepared extends Measured {
   reservation: Promise<Reservation | undefined>;
 }
 
-/** The shortest time between two content deltas of a streamed answer (see `stream`). */
+/** The shortest time between two content deltas of a streamed answer (the contract says "about every 10 ms"). */
 const DELTA_INTERVAL_MS = 10;
+/** How long after that interval text waits for the next token before it is written without one (delta-pacer.ts). */
+const DELTA_GRACE_MS = 2;
 
 const usageOf = (promptTokens: number, completionTokens: number): TokenUsage => ({
   prompt_tokens: promptTokens,
@@ -300,40 +303,12 @@ export function createChatService(deps: ChatServiceDeps) {
      * before this returns, as an ordinary error response; after that, failures are in-band error events.
      */
     async stream(call: ChatCall): Promise<SseStream> {
-      // The first delta is written on the next turn of the event loop, after node-llama-cpp has started evaluating
-      // the next token on its own thread, so the write overlaps the model's work instead of delaying it; later ones at
-      // most every DELTA_INTERVAL_MS, the text that came meanwhile in one delta. A small model makes a token in well
-      // under a millisecond, and a write (and a client's wake-up) per token then costs the model a fifth of its pace
-      // on two cores; a reader sees no difference at that interval. Text made before the call is accepted (the model
-      // starts while the funds are being held) waits until the stream exists.
-      let write: ((text: string) => void) | undefined = undefined;
-      let pending = '';
-      let scheduled = false;
-      let lastWrite = -Infinity;
-      const flush = () => {
-        if (!pending || !write) return;
-        write(pending);
-        pending = '';
-        lastWrite = performance.now();
-      };
-      const flushWhenDue = () => {
-        // Writes once DELTA_INTERVAL_MS have passed since the last write, else waits for the rest; a timer can fire a
-        // little before performance.now() says so (Node times it from the event loop's cached clock), and waits again.
-        const wait = lastWrite + DELTA_INTERVAL_MS - performance.now();
-        if (wait > 0) return void setTimeout(flushWhenDue, Math.ceil(wait));
-        scheduled = false;
-        flush();
-      };
-      // The text still pending when the model stops is written at once, not after the interval or the settling of
-      // the answer's charge (a database transaction): the reader has the whole answer as soon as it exists.
-      const onDelta = (text: string) => {
-        if (!text) return;
-        pending += text;
-        if (scheduled) return;
-        scheduled = true;
-        setImmediate(flushWhenDue);
-      };
-      const { prepared, answer } = await begin(call, onDelta, flush);
+      // Content deltas at most every DELTA_INTERVAL_MS (see delta-pacer.ts). The text still pending when the model
+      // stops is written at once, not after the interval or the settling of the answer's charge (a database
+      // transaction): the reader has the whole answer as soon as it exists. Text made before the call is accepted
+      // (the model starts while the funds are being held) waits until the stream exists.
+      const pacer = createDeltaPacer({ intervalMs: DELTA_INTERVAL_MS, graceMs: DELTA_GRACE_MS });
+      const { prepared, answer } = await begin(call, pacer.add, pacer.flush);
       const sse = createSseStream();
       const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'stop' | 'length' | null) =>
         ({
@@ -344,11 +319,10 @@ export function createChatService(deps: ChatServiceDeps) {
           choices: [{ index: 0, delta, finish_reason: finish }],
         }) satisfies ChatCompletionChunk;
       sse.send(chunk({ role: 'assistant', content: '' }, null));
-      write = (text) => sse.send(chunk({ content: text }, null));
-      flush();
+      pacer.start((text) => sse.send(chunk({ content: text }, null)));
       void answer
         .then((result) => {
-          flush();
+          pacer.flush();
           sse.send(chunk({}, result.finishReason));
           if (call.includeUsage) {
             sse.send({
@@ -362,10 +336,11 @@ export function createChatService(deps: ChatServiceDeps) {
           }
         })
         .catch((error: unknown) => {
-          flush();
+          pacer.flush();
           if (!call.signal.aborted) sse.send({ error: errorObjectOf(apiErrorOf(error)) });
         })
         .finally(() => {
+          pacer.stop();
           sse.send('[DONE]');
           sse.end();
         });
