@@ -1,14 +1,14 @@
-// The start of a chat call, measured at the service (the real llama engine on the tiny GGUF, the real ledger on
-// SQLite): a local model starts on the prompt while the funds are being held, so the first token does not wait for the
-// reservation's transaction; funds that do not cover the call stop that model before it answered anything and the 402
-// is the answer, with nothing held or charged. Each reservation is delayed by 30 ms (300 ms in one test; standing for a
-// database that is slow to commit) so that the order of the two is visible.
+// The start of a chat call, measured at the service (the real llama engine, on its worker thread as the server runs it,
+// on the tiny GGUF, the real ledger on SQLite): a local model starts on the prompt while the funds are being held, so
+// the first token does not wait for the reservation's transaction; funds that do not cover the call stop that model
+// before it answered anything and the 402 is the answer, with nothing held or charged. Each reservation is delayed by
+// 30 ms (300 ms in one test; standing for a database that is slow to commit) so that the order of the two is visible.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadChatConfig } from './config.ts';
 import { createChatService, type ChatCall } from './chat-service.ts';
 import type { ChatEngine, ChatEngineError } from './engine/engine.ts';
-import { createLlamaEngine } from './engine/llama-engine.ts';
+import { createLlamaWorkerEngine } from './engine/llama-worker-engine.ts';
 import { parseEvents, tinyModelPath } from './tiny-model-fixture.ts';
 import type { AccountRow } from '../accounts/store.ts';
 import type { Ledger } from '../billing/ledger.ts';
@@ -31,7 +31,7 @@ interface Seen {
 
 test.before(async () => {
   h = await startHarness('sqlite');
-  real = await createLlamaEngine({ ...loadChatConfig({}), modelPath: await tinyModelPath() });
+  real = await createLlamaWorkerEngine({ ...loadChatConfig({}), modelPath: await tinyModelPath() });
 });
 test.after(async () => {
   await real?.close();

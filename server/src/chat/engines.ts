@@ -2,7 +2,7 @@
 // → the openai-compatible upstream engine, unset → none (the model is listed unavailable and answers 503).
 import type { ChatConfig, ChatModelId } from './config.ts';
 import type { ChatEngine } from './engine/engine.ts';
-import { createLlamaEngine } from './engine/llama-engine.ts';
+import { createLlamaWorkerEngine } from './engine/llama-worker-engine.ts';
 import { createOpenAiCompatibleChatEngine } from './engine/openai-compatible.ts';
 
 export type ChatEngines = Partial<Record<ChatModelId, ChatEngine>> & { close(): Promise<void> };
@@ -22,7 +22,7 @@ export async function createChatEngines(config: ChatConfig): Promise<ChatEngines
       }
       if (spec.startsWith('openai:')) throw new Error(`${id}: "${spec}" is not openai:<base-url>#<model>`);
       try {
-        engines[id] = await createLlamaEngine({
+        engines[id] = await createLlamaWorkerEngine({
           modelPath: spec,
           contextSize: config.contextSize,
           parallel: config.parallel,

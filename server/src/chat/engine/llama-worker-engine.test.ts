@@ -1,0 +1,125 @@
+// The llama engine on its worker thread against the same engine in this thread, on the tiny GGUF: the same request
+// gives the same answer and counts (greedy decoding), the answer's text arrives in pieces that add up to it, and what
+// the worker refuses or stops crosses the thread as a ChatEngineError with its code, tokens and `started` (busy,
+// abandoned, closed).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadChatConfig } from '../config.ts';
+import { tinyModelPath } from '../tiny-model-fixture.ts';
+import { ChatEngineError, type ChatEngine, type GenerateRequest } from './engine.ts';
+import { createLlamaEngine } from './llama-engine.ts';
+import { createLlamaWorkerEngine, type LlamaWorkerEngine } from './llama-worker-engine.ts';
+
+const test = suite('llama engine on a worker thread');
+let inThread: ChatEngine;
+let onWorker: LlamaWorkerEngine;
+
+const messages = [{ role: 'user' as const, content: 'Summarise the release meeting in two sentences.' }];
+const request = (overrides: Partial<GenerateRequest> = {}): GenerateRequest => ({
+  messages,
+  temperature: 0,
+  maxTokens: 120,
+  format: { type: 'text' },
+  signal: new AbortController().signal,
+  onDelta: () => undefined,
+  ...overrides,
+});
+
+async function failureOf(promise: Promise<unknown>): Promise<ChatEngineError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, ChatEngineError);
+    return error as ChatEngineError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+test.before(async () => {
+  // One slot and no queue, so a second call at once is refused as busy.
+  const options = { ...loadChatConfig({}), parallel: 1, maxWaiting: 0, modelPath: await tinyModelPath() };
+  inThread = await createLlamaEngine(options);
+  onWorker = await createLlamaWorkerEngine(options);
+});
+test.after(async () => {
+  await inThread?.close();
+  await onWorker?.close();
+});
+
+test('the same request gives the same answer, counts and context window as the engine in this thread', async () => {
+  assert.is(onWorker.contextWindow, inThread.contextWindow);
+  assert.equal(await onWorker.measure(messages), await inThread.measure(messages));
+  const pieces: string[] = [];
+  const expected = await inThread.generate(request());
+  const actual = await onWorker.generate(request({ onDelta: (text) => pieces.push(text) }));
+  assert.equal(actual, expected);
+  assert.ok(expected.completionTokens > 10, `${expected.completionTokens} tokens`);
+  // Pieces are batched on the worker (at most every 2 ms), so there are fewer than tokens but more than one.
+  assert.ok(pieces.length > 1 && pieces.length <= expected.completionTokens, `${pieces.length} pieces`);
+  assert.is(pieces.join(''), actual.content);
+});
+
+test('a second call while the only slot is busy is refused as engine_unavailable, nothing started', async () => {
+  const first = onWorker.generate(request({ maxTokens: 200 }));
+  const busy = await failureOf(onWorker.generate(request()));
+  assert.is(busy.code, 'engine_unavailable');
+  assert.is(busy.started, false);
+  assert.ok((await first).completionTokens > 0);
+});
+
+test('an abandoned generation stops with the tokens made so far, and the slot serves the next call', async () => {
+  const controller = new AbortController();
+  let tokensSeen = 0;
+  const abandoned = onWorker.generate(
+    request({
+      maxTokens: 2000,
+      signal: controller.signal,
+      onDelta: () => {
+        if (++tokensSeen === 3) controller.abort();
+      },
+    }),
+  );
+  const stopped = await failureOf(abandoned);
+  assert.is(stopped.code, 'cancelled');
+  assert.ok(stopped.tokens >= 3 && stopped.tokens < 2000, `${stopped.tokens} tokens`);
+  const next = await onWorker.generate(request({ maxTokens: 5 }));
+  assert.is(next.completionTokens, 5);
+});
+
+test('a worker that stopped is replaced by the next call', async () => {
+  // Stopped while idle: terminating a worker inside one of node-llama-cpp's native calls aborts the whole process
+  // (seen here: "terminate called after throwing an instance of 'Napi::Error'"), so a crash mid-answer is not
+  // something a test can cause without taking the test down with it.
+  const stopped = await onWorker.workerThread();
+  await stopped.terminate();
+  const next = await onWorker.generate(request({ maxTokens: 5 }));
+  assert.is(next.completionTokens, 5);
+  assert.is.not(await onWorker.workerThread(), stopped);
+});
+
+test('a call already abandoned is refused before the worker is asked', async () => {
+  const controller = new AbortController();
+  controller.abort();
+  const refused = await failureOf(onWorker.generate(request({ signal: controller.signal })));
+  assert.is(refused.code, 'cancelled');
+  assert.is(refused.started, false);
+});
+
+test('a GGUF that does not load fails the start with llama.cpp’s reason', async () => {
+  try {
+    await createLlamaWorkerEngine({ ...loadChatConfig({}), modelPath: '/nonexistent/model.gguf' });
+    assert.unreachable('the engine started');
+  } catch (error) {
+    assert.match((error as Error).message, /nonexistent|not.*found|no such file|failed/i);
+  }
+});
+
+test('a closed engine refuses calls as engine_unavailable', async () => {
+  const options = { ...loadChatConfig({}), modelPath: await tinyModelPath() };
+  const engine = await createLlamaWorkerEngine(options);
+  await engine.close();
+  const refused = await failureOf(engine.generate(request()));
+  assert.is(refused.code, 'engine_unavailable');
+});
+
+test.run();

@@ -1,0 +1,26 @@
+// The messages between the llama engine's worker thread (llama-worker.ts) and the engine the chat service uses
+// (llama-worker-engine.ts). Requests carry an id; a generation streams `delta`s and ends with `done` or `failed`.
+import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
+import type { AnswerFormat, ChatEngineError, GenerateRequest, GenerateResult, PromptMeasure } from './engine.ts';
+
+export type ToLlamaWorker =
+  | { type: 'measure'; id: number; messages: ChatMessage[]; format?: AnswerFormat }
+  | { type: 'generate'; id: number; request: Omit<GenerateRequest, 'signal' | 'onDelta'> }
+  /** The caller went away: stop that generation (it ends with `failed`, code `cancelled`). */
+  | { type: 'abort'; id: number }
+  /** Dispose of the model and exit. */
+  | { type: 'close' };
+
+export type FromLlamaWorker =
+  | { type: 'ready'; contextWindow: number }
+  /** The model did not load; the worker exits. */
+  | { type: 'fatal'; message: string }
+  | { type: 'measured'; id: number; measure: PromptMeasure }
+  | { type: 'delta'; id: number; text: string }
+  | { type: 'done'; id: number; result: GenerateResult }
+  | { type: 'failed'; id: number; error: SerializedFailure };
+
+/** A failure as it crosses threads: a ChatEngineError keeps its fields; anything else only its message. */
+export type SerializedFailure =
+  | { engineError: true; code: ChatEngineError['code']; message: string; tokens: number; started: boolean }
+  | { engineError: false; message: string };
