@@ -1,5 +1,6 @@
-// `npm run bench:chat`: text generation through the API (SSE over real HTTP, production mode, SQLite) against the same
-// llama engine called directly, in one run on the same model and prompt, in rounds of neighbouring runs:
+// `npm run bench:chat`: text generation through the API (SSE over real HTTP, production mode, SQLite; the server runs the
+// model on its worker thread) against the same llama engine called directly on this process's thread, in one run on
+// the same model and prompt, in rounds of neighbouring runs:
 //   tokens/s = completion tokens / (request start → last token), time to first token = request start → first content.
 // Model: the tiny test GGUF (written to a temp dir; BENCH_EMBEDDING / BENCH_LAYERS enlarge it), or BENCH_GGUF.
 // Greedy decoding (temperature 0), BENCH_TOKENS answer tokens (default 256), BENCH_ROUNDS rounds (default 41), each
@@ -7,7 +8,7 @@
 // gives its own ratios and the results are their medians. A run is a fraction of a second here, and the direct engine
 // alone moved between 1454 and 1696 tokens/s from one run to the next, so one ratio of two far-apart medians could
 // swing by ± 0.1; neighbouring runs see the same machine. Single rounds still range from 0.7 to 1.2 on a shared
-// machine: the median of 11 moved by ± 0.03 between runs of the benchmark, of 41 by about ± 0.01 (≈ 25 s in all).
+// machine: the median of 11 moved by ± 0.03 between runs of the benchmark, of 41 by ± 0.01–0.02 (≈ 25 s in all).
 // Targets: API ≥ 0.95 × direct tokens/s; added time to first token ≤ 20 ms.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
