@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { EngineError } from '../transcriptions/engine/engine.ts';
 import { createOpenAiCompatibleEmbeddingEngine, UpstreamRefusal } from './openai-compatible.ts';
 import { toBase64 } from './vectors.ts';
+import { rejectionOf } from '../test-support/rejection.ts';
 
 type Answer = (
   request: { body: Record<string, unknown>; headers: IncomingMessage['headers'] },
@@ -50,16 +51,6 @@ const engine = (timeoutMs?: number) =>
     model: 'text-embedding-3-small',
     ...(timeoutMs ? { timeoutMs } : {}),
   });
-
-async function failure(promise: Promise<unknown>): Promise<EngineError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, EngineError);
-    return error as EngineError;
-  }
-  throw new Error('the call succeeded');
-}
 
 test('sends model, texts and base64 with the key; reads base64 and arrays, in index order', async () => {
   const e = engine();
@@ -130,7 +121,7 @@ test('answers that are not an embedding list are upstream_invalid_response', asy
     },
   ]) {
     answer = json(200, body);
-    const error = await failure(e.embed(['a', 'b'], measured));
+    const error = await rejectionOf(e.embed(['a', 'b'], measured), EngineError);
     assert.is(error.code, 'upstream_invalid_response', JSON.stringify(body));
   }
 });
@@ -141,14 +132,14 @@ test('a 400 is an UpstreamRefusal with the upstream’s code and param; other er
   answer = json(400, {
     error: { type: 'invalid_request_error', code: 'context_length_exceeded', message: 'too long', param: 'input.0' },
   });
-  const refused = await failure(e.embed(['a'], measured));
+  const refused = await rejectionOf(e.embed(['a'], measured), EngineError);
   assert.instance(refused, UpstreamRefusal);
   assert.is((refused as UpstreamRefusal).upstreamCode, 'context_length_exceeded');
   assert.is((refused as UpstreamRefusal).param, 'input.0');
   assert.is(refused.message, 'too long');
 
   answer = json(503, { error: { message: 'overloaded' } });
-  const busy = await failure(e.embed(['a'], measured));
+  const busy = await rejectionOf(e.embed(['a'], measured), EngineError);
   assert.is(busy.code, 'upstream_error');
   assert.is(busy.status, 503);
   assert.ok(busy.retryable);
@@ -160,7 +151,7 @@ test('silence past the time limit is upstream_unreachable and makes the engine u
   const e = engine(200);
   const measured = await e.measure(['a']);
   answer = () => undefined; // never answers
-  const silent = await failure(e.embed(['a'], measured));
+  const silent = await rejectionOf(e.embed(['a'], measured), EngineError);
   assert.is(silent.code, 'upstream_unreachable');
   assert.match(silent.message, /did not answer in 200 ms/);
   assert.is(e.status(), 'unavailable');
@@ -168,7 +159,7 @@ test('silence past the time limit is upstream_unreachable and makes the engine u
   await e.embed(['a'], measured);
   assert.is(e.status(), 'available');
   await e.close();
-  assert.is((await failure(e.embed(['a'], measured))).code, 'engine_closed');
+  assert.is((await rejectionOf(e.embed(['a'], measured), EngineError)).code, 'engine_closed');
 });
 
 test.run();

@@ -13,6 +13,7 @@ import { migrateToLatest, openDatabase, type Database } from '../db/database.ts'
 import { seal } from '../keys/secret-box.ts';
 import { freshDatabase } from '../test-support/test-databases.ts';
 import { fingerprintOf, resolveSecretKey } from './secret-key.ts';
+import { rejectionOf } from '../test-support/rejection.ts';
 
 interface Fixture {
   url: string;
@@ -43,18 +44,6 @@ async function freshFixture(kind: 'postgres' | 'sqlite'): Promise<Fixture> {
     stored: async () =>
       (await opened[0]!('server_settings').where({ name: 'secret_key' }).first<{ value: string } | undefined>())?.value,
   };
-}
-
-/** The ConfigError a resolution ends with (fails when it resolves). */
-async function refusal(resolving: Promise<Buffer>): Promise<ConfigError> {
-  try {
-    await resolving;
-  } catch (error) {
-    assert.instance(error, ConfigError);
-    return error as ConfigError;
-  }
-  assert.unreachable('the key was resolved, but it must be refused');
-  throw new Error('unreachable');
 }
 
 /** An account with a v2 key pair sealed under `key`, as a deployment from before this table would hold. */
@@ -93,13 +82,17 @@ test('a configured key is recorded as its fingerprint only; the same key starts,
   const again = await resolveSecretKey(fixture.open(), { secretKey: Buffer.from(key), dataDir: fixture.dataDir });
   assert.ok(again.equals(key));
 
-  const other = await refusal(
+  const other = await rejectionOf(
     resolveSecretKey(fixture.open(), { secretKey: randomBytes(32), dataDir: fixture.dataDir }),
+    ConfigError,
   );
   assert.is(other.setting, 'SCRIBE_SECRET_KEY');
   assert.match(other.message, /^SCRIBE_SECRET_KEY differs from the key of the other servers/);
 
-  const unset = await refusal(resolveSecretKey(fixture.open(), { secretKey: undefined, dataDir: fixture.dataDir }));
+  const unset = await rejectionOf(
+    resolveSecretKey(fixture.open(), { secretKey: undefined, dataDir: fixture.dataDir }),
+    ConfigError,
+  );
   assert.is(unset.setting, 'SCRIBE_SECRET_KEY');
   assert.match(unset.message, /^SCRIBE_SECRET_KEY is not set, but the other servers on this database have it/);
   assert.is(await fixture.stored(), `fingerprint:${fingerprintOf(key).toString('hex')}`, 'the row is unchanged');
@@ -120,8 +113,9 @@ test('without configuration, nodes resolving at once all get the one key recorde
     // Configuring that same key later is accepted; any other key is refused.
     const configured = await resolveSecretKey(fixture.open(), { secretKey: keys[0], dataDir: dataDirs[0]! });
     assert.ok(configured.equals(keys[0]!));
-    const other = await refusal(
+    const other = await rejectionOf(
       resolveSecretKey(fixture.open(), { secretKey: randomBytes(32), dataDir: dataDirs[0]! }),
+      ConfigError,
     );
     assert.match(other.message, /^SCRIBE_SECRET_KEY differs/);
   } finally {
@@ -150,13 +144,20 @@ test('a key that does not open the v2 secrets already stored is never recorded',
   const original = randomBytes(32);
   await sealedKeyPair(fixture.open(), original);
 
-  const generated = await refusal(resolveSecretKey(fixture.open(), { secretKey: undefined, dataDir: fixture.dataDir }));
+  const generated = await rejectionOf(
+    resolveSecretKey(fixture.open(), { secretKey: undefined, dataDir: fixture.dataDir }),
+    ConfigError,
+  );
   assert.match(generated.message, /^SCRIBE_SECRET_KEY is not set and the v2 secrets in this database were sealed/);
   writeFileSync(join(fixture.dataDir, 'secret.key'), randomBytes(32).toString('hex'));
-  const wrongFile = await refusal(resolveSecretKey(fixture.open(), { secretKey: undefined, dataDir: fixture.dataDir }));
+  const wrongFile = await rejectionOf(
+    resolveSecretKey(fixture.open(), { secretKey: undefined, dataDir: fixture.dataDir }),
+    ConfigError,
+  );
   assert.match(wrongFile.message, /^SCRIBE_SECRET_KEY is not set and the v2 secrets/);
-  const wrongConfigured = await refusal(
+  const wrongConfigured = await rejectionOf(
     resolveSecretKey(fixture.open(), { secretKey: randomBytes(32), dataDir: fixture.dataDir }),
+    ConfigError,
   );
   assert.match(wrongConfigured.message, /^SCRIBE_SECRET_KEY does not open the v2 secrets already stored/);
   assert.is(await fixture.stored(), undefined, 'nothing was recorded');

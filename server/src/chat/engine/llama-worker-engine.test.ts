@@ -9,6 +9,7 @@ import { tinyModelPath } from '../tiny-model-fixture.ts';
 import { ChatEngineError, type ChatEngine, type GenerateRequest } from './engine.ts';
 import { createLlamaEngine } from './llama-engine.ts';
 import { createLlamaWorkerEngine, type LlamaWorkerEngine } from './llama-worker-engine.ts';
+import { rejectionOf } from '../../test-support/rejection.ts';
 
 const test = suite('llama engine on a worker thread');
 let inThread: ChatEngine;
@@ -24,16 +25,6 @@ const request = (overrides: Partial<GenerateRequest> = {}): GenerateRequest => (
   onDelta: () => undefined,
   ...overrides,
 });
-
-async function failureOf(promise: Promise<unknown>): Promise<ChatEngineError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, ChatEngineError);
-    return error as ChatEngineError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 test.before(async () => {
   // One slot and no queue, so a second call at once is refused as busy.
@@ -61,7 +52,7 @@ test('the same request gives the same answer, counts and context window as the e
 
 test('a second call while the only slot is busy is refused as engine_unavailable, nothing started', async () => {
   const first = onWorker.generate(request({ maxTokens: 200 }));
-  const busy = await failureOf(onWorker.generate(request()));
+  const busy = await rejectionOf(onWorker.generate(request()), ChatEngineError);
   assert.is(busy.code, 'engine_unavailable');
   assert.is(busy.started, false);
   assert.ok((await first).completionTokens > 0);
@@ -79,7 +70,7 @@ test('an abandoned generation stops with the tokens made so far, and the slot se
       },
     }),
   );
-  const stopped = await failureOf(abandoned);
+  const stopped = await rejectionOf(abandoned, ChatEngineError);
   assert.is(stopped.code, 'cancelled');
   assert.ok(stopped.tokens >= 1 && stopped.tokens < 2000, `${stopped.tokens} tokens`);
   const next = await onWorker.generate(request({ maxTokens: 5 }));
@@ -100,7 +91,7 @@ test('a worker that stopped is replaced by the next call', async () => {
 test('a call already abandoned is refused before the worker is asked', async () => {
   const controller = new AbortController();
   controller.abort();
-  const refused = await failureOf(onWorker.generate(request({ signal: controller.signal })));
+  const refused = await rejectionOf(onWorker.generate(request({ signal: controller.signal })), ChatEngineError);
   assert.is(refused.code, 'cancelled');
   assert.is(refused.started, false);
 });
@@ -118,7 +109,7 @@ test('a closed engine refuses calls as engine_unavailable', async () => {
   const options = { ...loadChatConfig({}), modelPath: await tinyModelPath() };
   const engine = await createLlamaWorkerEngine(options);
   await engine.close();
-  const refused = await failureOf(engine.generate(request()));
+  const refused = await rejectionOf(engine.generate(request()), ChatEngineError);
   assert.is(refused.code, 'engine_unavailable');
 });
 

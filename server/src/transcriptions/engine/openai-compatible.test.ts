@@ -15,6 +15,7 @@ import { EngineError } from './engine.ts';
 import { createOpenAiCompatibleEngine } from './openai-compatible.ts';
 import { GO_FORWARD } from './test-audio.ts';
 import { parseWav } from './wav.ts';
+import { rejectionOf } from '../../test-support/rejection.ts';
 
 const test = suite('openai-compatible engine');
 
@@ -108,16 +109,6 @@ test.before.each(() => {
   reply = json(200, verboseJson);
 });
 
-async function rejection(promise: Promise<unknown>): Promise<EngineError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, EngineError);
-    return error as EngineError;
-  }
-  throw new Error('expected a rejection');
-}
-
 test('sends a valid WAV of the PCM and the verbose_json fields; maps the answer', async () => {
   const engine = createOpenAiCompatibleEngine({ baseUrl: `${baseUrl}/`, apiKey: 'sk-test', model: 'whisper-1' });
   const progress: number[] = [];
@@ -187,7 +178,7 @@ test('an empty file is an empty transcript without a request', async () => {
 test('HTTP errors are upstream_error with the status and the upstream message', async () => {
   const engine = createOpenAiCompatibleEngine({ baseUrl, apiKey: 'bad', model: 'whisper-1' });
   reply = json(401, { error: { message: 'Incorrect API key provided: bad.', type: 'invalid_request_error' } });
-  const unauthorized = await rejection(engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }));
+  const unauthorized = await rejectionOf(engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }), EngineError);
   assert.equal([unauthorized.code, unauthorized.status, unauthorized.retryable], ['upstream_error', 401, false]);
   assert.match(unauthorized.message, /answered 401: Incorrect API key provided/);
 
@@ -195,7 +186,7 @@ test('HTTP errors are upstream_error with the status and the upstream message', 
     res.writeHead(503, { 'content-type': 'text/plain' });
     res.end('overloaded, try later');
   };
-  const overloaded = await rejection(engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }));
+  const overloaded = await rejectionOf(engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }), EngineError);
   assert.equal([overloaded.code, overloaded.status, overloaded.retryable], ['upstream_error', 503, true]);
   assert.match(overloaded.message, /503: overloaded, try later/);
 });
@@ -207,7 +198,7 @@ test('a 2xx answer that is not verbose_json is upstream_invalid_response', async
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
     };
-    const error = await rejection(engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }));
+    const error = await rejectionOf(engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }), EngineError);
     assert.is(error.code, 'upstream_invalid_response', body);
   }
 });
@@ -220,19 +211,20 @@ test('unreachable, too slow, and cancelled', async () => {
   closed.close();
   await once(closed, 'close');
   const nobody = createOpenAiCompatibleEngine({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'k', model: 'm' });
-  const refused = await rejection(nobody.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }));
+  const refused = await rejectionOf(nobody.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }), EngineError);
   assert.equal([refused.code, refused.retryable], ['upstream_unreachable', true]);
   assert.match(refused.message, /cannot reach the upstream .*ECONNREFUSED/);
 
   reply = () => undefined; // never answers
   const slow = createOpenAiCompatibleEngine({ baseUrl, apiKey: 'k', model: 'm', timeoutMs: 300 });
-  const timedOut = await rejection(slow.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }));
+  const timedOut = await rejectionOf(slow.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }), EngineError);
   assert.is(timedOut.code, 'upstream_unreachable');
   assert.match(timedOut.message, /did not answer in 300 ms/);
 
   const controller = new AbortController();
-  const pending = rejection(
+  const pending = rejectionOf(
     slow.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }, { signal: controller.signal }),
+    EngineError,
   );
   await new Promise((resolve) => setTimeout(resolve, 50));
   const abortedAt = performance.now();
@@ -253,17 +245,23 @@ test('languages: any by default, or the configured list; close', async () => {
   assert.equal(listed.languages, ['en', 'de']);
   assert.ok(listed.supports('de-CH'));
   assert.not.ok(listed.supports('fr'));
-  const unsupported = await rejection(listed.transcribe({ pcmPath: GO_FORWARD.path, language: 'fr' }));
+  const unsupported = await rejectionOf(listed.transcribe({ pcmPath: GO_FORWARD.path, language: 'fr' }), EngineError);
   assert.is(unsupported.code, 'unsupported_language');
   assert.is(received.length, 0);
 
   await listed.close();
-  assert.is((await rejection(listed.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }))).code, 'engine_closed');
+  assert.is(
+    (await rejectionOf(listed.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }), EngineError)).code,
+    'engine_closed',
+  );
 });
 
 test('a missing PCM file is invalid_audio', async () => {
   const engine = createOpenAiCompatibleEngine({ baseUrl, apiKey: 'k', model: 'm' });
-  const error = await rejection(engine.transcribe({ pcmPath: join(dir, 'missing.raw'), language: 'en' }));
+  const error = await rejectionOf(
+    engine.transcribe({ pcmPath: join(dir, 'missing.raw'), language: 'en' }),
+    EngineError,
+  );
   assert.is(error.code, 'invalid_audio');
 });
 

@@ -11,6 +11,7 @@ import { SAMPLE_RATE } from '../pcm-file.ts';
 import { GO_FORWARD, joinWithPauses, librivoxRecordings, writePcm, type Recording } from '../test-audio.ts';
 import { corpusWordErrorRate, wordErrorRate } from '../wer.ts';
 import { createPocketSphinxEngine, type PocketSphinxEngine } from './engine.ts';
+import { rejectionOf } from '../../../test-support/rejection.ts';
 
 const test = suite('pocketsphinx engine');
 
@@ -43,22 +44,12 @@ test.after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function rejection(promise: Promise<unknown>): Promise<EngineError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, EngineError);
-    return error as EngineError;
-  }
-  throw new Error('expected a rejection');
-}
-
 test('languages: English in any region or case; nothing else', async () => {
   assert.is(engine.kind, 'pocketsphinx');
   assert.equal(engine.languages, ['en']);
   for (const tag of ['en', 'en-US', 'en-us', 'EN_gb', 'en-Latn-AU']) assert.ok(engine.supports(tag), tag);
   for (const tag of ['de', 'fr-FR', '', 'auto', 'english', 'e']) assert.not.ok(engine.supports(tag), tag);
-  const error = await rejection(engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'de' }));
+  const error = await rejectionOf(engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'de' }), EngineError);
   assert.is(error.code, 'unsupported_language');
   assert.match(error.message, /English only/);
 });
@@ -169,7 +160,7 @@ test('cancelling via AbortSignal rejects promptly and frees the worker after the
   await new Promise((resolve) => setTimeout(resolve, 300));
   const abortedAt = performance.now();
   controller.abort();
-  const error = await rejection(running);
+  const error = await rejectionOf(running, EngineError);
   const latency = performance.now() - abortedAt;
   assert.is(error.code, 'cancelled');
   assert.ok(latency < 100, `rejected ${latency.toFixed(0)} ms after abort`);
@@ -180,8 +171,9 @@ test('cancelling via AbortSignal rejects promptly and frees the worker after the
   assert.is(progress.length, seen, 'no progress after the rejection');
 
   // already aborted: rejected without running; a queued job that is aborted leaves the queue
-  const aborted = await rejection(
+  const aborted = await rejectionOf(
     engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }, { signal: AbortSignal.abort() }),
+    EngineError,
   );
   assert.is(aborted.code, 'cancelled');
   const blockers = [engine.transcribe({ pcmPath: recordings[0]!.path, language: 'en' })];
@@ -190,7 +182,7 @@ test('cancelling via AbortSignal rejects promptly and frees the worker after the
   const queued = engine.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }, { signal: queuedController.signal });
   assert.equal(engine.pool.stats(), { busy: 2, queued: 1 });
   queuedController.abort();
-  assert.is((await rejection(queued)).code, 'cancelled');
+  assert.is((await rejectionOf(queued, EngineError)).code, 'cancelled');
   assert.equal(engine.pool.stats(), { busy: 2, queued: 0 });
   await Promise.all(blockers);
 });
@@ -201,7 +193,7 @@ test('a worker that dies mid-job rejects that job; the pool replaces it and serv
   assert.ok(worker);
   await new Promise((resolve) => setTimeout(resolve, 200));
   await worker.terminate();
-  const error = await rejection(running);
+  const error = await rejectionOf(running, EngineError);
   assert.is(error.code, 'worker_crashed');
   assert.ok(error.retryable);
   assert.match(error.message, /PocketSphinx worker stopped unexpectedly/);
@@ -213,7 +205,7 @@ test('a worker that dies mid-job rejects that job; the pool replaces it and serv
 });
 
 test('bad input: a missing file is invalid_audio; an empty file is an empty transcript', async () => {
-  const missing = await rejection(engine.transcribe({ pcmPath: join(dir, 'nope.raw'), language: 'en' }));
+  const missing = await rejectionOf(engine.transcribe({ pcmPath: join(dir, 'nope.raw'), language: 'en' }), EngineError);
   assert.is(missing.code, 'invalid_audio');
   assert.match(missing.message, /nope\.raw/);
   const empty = join(dir, 'empty.raw');
@@ -240,10 +232,13 @@ test('missing model files are reported at creation', () => {
 
 test('after close, transcribe rejects with engine_closed', async () => {
   const other = createPocketSphinxEngine({ workers: 1 });
-  const pending = rejection(other.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }));
+  const pending = rejectionOf(other.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }), EngineError);
   await other.close();
   assert.is((await pending).code, 'engine_closed');
-  assert.is((await rejection(other.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }))).code, 'engine_closed');
+  assert.is(
+    (await rejectionOf(other.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' }), EngineError)).code,
+    'engine_closed',
+  );
 });
 
 test.run();
