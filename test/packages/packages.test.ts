@@ -355,7 +355,11 @@ packages('the installed CLI prints a chat answer token by token from a real mode
   const env = { SCRIBE_BASE_URL: chatServer.base, SCRIBE_API_KEY: key };
   const answer = await run(cli, ['chat', 'Hello', '--max-tokens', '12'], { env });
   assert.is(answer.code, 0, answer.stderr);
-  assert.ok(answer.stdout.trim().length > 0, 'the streamed tokens were printed');
+  // On failure, what the CLI printed says whether text was lost or the sampled answer was blank.
+  assert.ok(
+    answer.stdout.trim().length > 0,
+    `the streamed tokens were printed (stdout ${JSON.stringify(answer.stdout)}, stderr ${JSON.stringify(answer.stderr)})`,
+  );
 });
 
 packages('the CLI reports bad input as one line and a non-zero exit', async (c) => {
