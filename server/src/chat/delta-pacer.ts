@@ -3,11 +3,13 @@
 //
 // A small model makes a token in well under a millisecond; a write per token (and a client's wake-up per token)
 // then cost the model a fifth of its pace on two cores, hence the interval. Where in the token's cycle a write
-// happens matters too. node-llama-cpp hands each token to the main thread, which starts the next evaluation on a
-// worker thread and then is idle until that evaluation ends. A write queued with `setImmediate` from the token runs in
-// that idle time. A write on a timer instead runs when the event loop next wakes, mostly when a worker job has just
-// ended and the model waits for the main thread: each such write delayed the next token by ≈ 0.2 ms (measured per
-// token: 0.62 ms against 0.39 ms for a token without a write, ten writes per 0.1 s answer on the tiny test model).
+// happens matters too. node-llama-cpp hands each token to the JavaScript thread that drives the model, which starts
+// the next evaluation on a libuv pool thread and then is idle until that evaluation ends. A write queued with
+// `setImmediate` from the token runs in that idle time. A write on a timer instead runs when the event loop next wakes,
+// mostly when a pool job has just ended and the model waits for that thread: each such write delayed the next token
+// by ≈ 0.2 ms (measured per token: 0.62 ms against 0.39 ms for a token without a write, ten writes per 0.1 s answer
+// on the tiny test model, with the model on the server's thread). The server's stream paces its SSE writes this way,
+// and the model's worker thread (engine/llama-worker.ts) its messages to the server's thread.
 // So a token that finds the interval passed queues the write itself; a timer only covers a model that makes no
 // further token within `graceMs` after the interval (a slow one), so no text waits longer than about the sum.
 export interface DeltaPacerOptions {

@@ -97,12 +97,11 @@ test('a call already abandoned is refused before the worker is asked', async () 
 });
 
 test('a GGUF that does not load fails the start with llama.cpp’s reason', async () => {
-  try {
-    await createLlamaWorkerEngine({ ...loadChatConfig({}), modelPath: '/nonexistent/model.gguf' });
-    assert.unreachable('the engine started');
-  } catch (error) {
-    assert.match((error as Error).message, /nonexistent|not.*found|no such file|failed/i);
-  }
+  const failed = await rejectionOf(
+    createLlamaWorkerEngine({ ...loadChatConfig({}), modelPath: '/nonexistent/model.gguf' }),
+    Error,
+  );
+  assert.match(failed.message, /nonexistent|not.*found|no such file|failed/i);
 });
 
 test('a closed engine refuses calls as engine_unavailable', async () => {
