@@ -19,7 +19,7 @@ export async function serverModels(client: Client): Promise<Model[]> {
 
 export async function streamChat(
   client: Client,
-  request: { model: ChatModelId; prompt: string; maxTokens: number | undefined },
+  request: { model: ChatModelId; prompt: string; maxTokens: number | undefined; temperature: number | undefined },
   onToken: (text: string) => void,
 ): Promise<void> {
   // An in-band error ends the loop with a ChatStreamError whose message is the contract's `code: message`.
@@ -27,6 +27,7 @@ export async function streamChat(
     model: request.model,
     messages: [{ role: 'user', content: request.prompt }],
     max_tokens: request.maxTokens,
+    temperature: request.temperature,
   }))
     onToken(token);
 }

@@ -241,11 +241,14 @@ chatForm.addEventListener('submit', async (event) => {
   const send = byId<HTMLButtonElement>('chat-send');
   send.disabled = true;
   try {
+    // An empty box sends nothing and the server's default applies; out-of-range values get the contract's 400.
     const maxTokens = byId<HTMLInputElement>('chat-max-tokens').valueAsNumber;
+    const temperature = byId<HTMLInputElement>('chat-temperature').valueAsNumber;
     const request = {
       model: chatModel.value as ChatModelId,
       prompt: byId<HTMLTextAreaElement>('chat-prompt').value,
       maxTokens: Number.isFinite(maxTokens) ? maxTokens : undefined,
+      temperature: Number.isFinite(temperature) ? temperature : undefined,
     };
     await streamChat(client, request, (token) => chatAnswer.append(token));
   } catch (error) {

@@ -15,7 +15,12 @@ import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ffmpegPath } from '../../server/src/media/ffmpeg.ts';
 import { GOFORWARD_RAW, goforward, textAsWav } from '../../server/src/test-support/audio.ts';
-import { createAccountOn, startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
+import {
+  chatAnswerOn,
+  createAccountOn,
+  startScribe,
+  type ScribeProcess,
+} from '../../server/src/test-support/scribe-process.ts';
 import { tinyModelPath } from '../../server/src/chat/tiny-model-fixture.ts';
 import { launchChromium } from '../support/chromium.ts';
 
@@ -299,7 +304,9 @@ test('with a chat model configured, the answer streams in token by token', async
     (window as unknown as { lengths: number[] }).lengths = lengths;
     new MutationObserver(() => lengths.push(answer.textContent!.length)).observe(answer, { childList: true });
   });
+  // Temperature 0: the model's likeliest answer, the same one the server gives to the request answered in one piece.
   await page.fill('#chat-max-tokens', '24');
+  await page.fill('#chat-temperature', '0');
   await page.click('#chat-send');
   await page.waitForFunction(() => !(document.getElementById('chat-send') as HTMLButtonElement).disabled, null, {
     timeout: 60_000,
@@ -307,7 +314,14 @@ test('with a chat model configured, the answer streams in token by token', async
   assert.ok(await page.locator('#chat-error').isHidden(), await page.locator('#chat-error').innerText());
   const lengths = await page.evaluate(() => (window as unknown as { lengths: number[] }).lengths);
   assert.ok(lengths.length > 1, `answer updates: ${JSON.stringify(lengths)}`);
-  assert.ok((await page.locator('#chat-answer').textContent())!.length > 0);
+  const expected = await chatAnswerOn(chat.base, key, {
+    model: 'service-mini',
+    messages: [{ role: 'user', content: await page.locator('#chat-prompt').inputValue() }],
+    max_tokens: 24,
+    temperature: 0,
+  });
+  assert.ok(expected.length > 1, 'the tiny model answers the prompt with more than one character');
+  assert.is(await page.locator('#chat-answer').textContent(), expected);
   await page.screenshot({ path: join(artifacts, 'playground-chat.png'), fullPage: true });
   await page.context().close();
 });

@@ -11,7 +11,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { wavOf } from '../../conformance/core/audio.ts';
 import { ADMIN, startServer, stopServer, type Server } from '../../conformance/suites/reference-server.ts';
-import { createAccountOn, startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
+import {
+  chatAnswerOn,
+  createAccountOn,
+  startScribe,
+  type ScribeProcess,
+} from '../../server/src/test-support/scribe-process.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const fixtures = new URL('./fixtures/', import.meta.url).pathname;
@@ -353,13 +358,18 @@ packages('the installed CLI prints a chat answer token by token from a real mode
   const key = (await createAccountOn(chatServer.base, 100)).apiKey;
   const cli = join(c.clientProject, 'node_modules/.bin/scribe-client');
   const env = { SCRIBE_BASE_URL: chatServer.base, SCRIBE_API_KEY: key };
-  const answer = await run(cli, ['chat', 'Hello', '--max-tokens', '12'], { env });
+  // At temperature 0 the answer is the model's likeliest one, so the streamed text can be checked against the same
+  // request answered in one piece: every token printed, none lost or repeated.
+  const answer = await run(cli, ['chat', 'Hello', '--max-tokens', '12', '--temperature', '0'], { env });
   assert.is(answer.code, 0, answer.stderr);
-  // On failure, what the CLI printed says whether text was lost or the sampled answer was blank.
-  assert.ok(
-    answer.stdout.trim().length > 0,
-    `the streamed tokens were printed (stdout ${JSON.stringify(answer.stdout)}, stderr ${JSON.stringify(answer.stderr)})`,
-  );
+  const expected = await chatAnswerOn(chatServer.base, key, {
+    model: 'service-mini',
+    messages: [{ role: 'user', content: 'Hello' }],
+    max_tokens: 12,
+    temperature: 0,
+  });
+  assert.ok(expected.trim().length > 0, 'the tiny model answers "Hello" with text');
+  assert.is(answer.stdout, `${expected}\n`);
 });
 
 packages('the CLI reports bad input as one line and a non-zero exit', async (c) => {
@@ -372,6 +382,8 @@ packages('the CLI reports bad input as one line and a non-zero exit', async (c) 
     [['transcribe', c.wav], { ...env, SCRIBE_API_KEY: 'sk_live_wrong' }, 1, /401 invalid_api_key/],
     [['transcribe', c.wav, '--language', 'ru'], env, 1, /400 unsupported_language/],
     [['chat', 'Hello'], env, 1, /503 engine_unavailable/],
+    [['chat', 'Hello', '--temperature', 'warm'], env, 2, /--temperature must be a number/],
+    [['chat', 'Hello', '--temperature', '5'], env, 1, /400 invalid_parameter.*temperature/],
     [['stream', c.wav], { ...env, SCRIBE_BASE_URL: 'http://127.0.0.1:9' }, 1, /no answer from the server/],
   ];
   for (const [args, extra, code, message] of cases) {

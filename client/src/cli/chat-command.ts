@@ -6,7 +6,16 @@ import type { ChatModelId } from '../../../generated/client/types.gen.ts';
 import { ChatStreamError, streamChatCompletion } from '../stream-chat-completion.ts';
 import { CliError } from './cli-error.ts';
 
-export const chatUsage = 'scribe-client chat "MESSAGE" [--model service-mini|service-pro] [--max-tokens N]';
+export const chatUsage =
+  'scribe-client chat "MESSAGE" [--model service-mini|service-pro] [--max-tokens N] [--temperature T]';
+
+/** A number option as given, or undefined when absent; its range is the server's to check (the contract's 400). */
+function numberOption(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number)) throw new CliError(`--${name} must be a number`, 2);
+  return number;
+}
 
 export async function chatCommand(client: Client, argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -15,16 +24,19 @@ export async function chatCommand(client: Client, argv: string[]): Promise<numbe
     options: {
       model: { type: 'string', default: 'service-mini' },
       'max-tokens': { type: 'string' },
+      temperature: { type: 'string' },
     },
   });
   const message = positionals.join(' ');
   if (!message) throw new CliError(`Usage: ${chatUsage}`, 2);
-  const maxTokens = values['max-tokens'] === undefined ? undefined : Number(values['max-tokens']);
+  const maxTokens = numberOption('max-tokens', values['max-tokens']);
+  const temperature = numberOption('temperature', values.temperature);
   try {
     for await (const token of streamChatCompletion(client, {
       model: values.model as ChatModelId,
       messages: [{ role: 'user', content: message }],
       max_tokens: maxTokens,
+      temperature,
     }))
       process.stdout.write(token);
   } catch (error) {

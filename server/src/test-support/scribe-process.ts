@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ChatCompletion, ChatCompletionRequest } from '../../../generated/client/types.gen.ts';
 import { freePort, startProcess, type Started } from '../../../test/support/processes.ts';
 import { ADMIN_TOKEN, freshDatabase, type DatabaseKind } from './test-databases.ts';
 
@@ -88,4 +89,16 @@ export async function createAccountOn(base: string, balance: number): Promise<{ 
   if (created.status !== 201) throw new Error(`account create: ${created.status} ${text}`);
   const body = JSON.parse(text) as { account: { id: string }; api_key: string };
   return { id: body.account.id, apiKey: body.api_key };
+}
+
+/** The text of a chat request answered in one piece (no stream) by a server started by startScribe. */
+export async function chatAnswerOn(base: string, apiKey: string, request: ChatCompletionRequest): Promise<string> {
+  const answered = await fetch(`${base}/v3/chat/completions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ ...request, stream: false }),
+  });
+  const text = await answered.text();
+  if (answered.status !== 200) throw new Error(`chat completion: ${answered.status} ${text}`);
+  return (JSON.parse(text) as ChatCompletion).choices[0]!.message.content;
 }
