@@ -241,7 +241,7 @@ chatForm.addEventListener('submit', async (event) => {
   const send = byId<HTMLButtonElement>('chat-send');
   send.disabled = true;
   try {
-    // An empty box sends nothing and the server's default applies; out-of-range values get the contract's 400.
+    // An empty box sends nothing, so the server's default applies (the boxes' min and max keep the rest in range).
     const maxTokens = byId<HTMLInputElement>('chat-max-tokens').valueAsNumber;
     const temperature = byId<HTMLInputElement>('chat-temperature').valueAsNumber;
     const request = {
