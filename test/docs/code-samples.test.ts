@@ -15,6 +15,7 @@ import { goforward } from '../../server/src/test-support/audio.ts';
 import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
 import { mediaServer } from '../../server/src/test-support/media-server.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
+import { runToEnd } from '../support/processes.ts';
 import { canonicalString, sign } from '../support/sign-v2.ts';
 import { operations, type Operation } from '../contract/documents.ts';
 
@@ -227,14 +228,13 @@ test('every sample runs against the reference server', async () => {
       const env = await environmentFor(op);
       const name = `${op.operationId} (${sample.label})`;
       if (sample.lang === 'Shell') {
-        const result = spawnSync('bash', ['-c', `set -euo pipefail\n${localised(sample.source)}`], {
+        const result = await runToEnd('bash', ['-c', `set -euo pipefail\n${localised(sample.source)}`], {
           cwd: work,
           env: { ...process.env, ...env },
-          encoding: 'utf8',
-          timeout: 120_000,
+          timeoutMs: 120_000,
         });
         ran += 1;
-        if (result.status !== 0) failures.push(`${name}: exit ${result.status}\n${result.stdout}${result.stderr}`);
+        if (result.code !== 0) failures.push(`${name}: exit ${result.code}\n${result.stdout}${result.stderr}`);
       } else {
         const file = join(root, `.sample-${process.pid}-${op.operationId}-${n}.ts`);
         writeFileSync(file, localised(sample.source));
@@ -263,10 +263,10 @@ process.exit(failed ? 1 : 0);
 `,
   );
   try {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', runner], {
+    const result = await runToEnd(process.execPath, ['--import', 'tsx', runner], {
       cwd: root,
-      encoding: 'utf8',
-      timeout: 300_000,
+      env: process.env,
+      timeoutMs: 300_000,
     });
     const ok = result.stdout.match(/^SAMPLE OK /gm)?.length ?? 0;
     ran += ok;

@@ -3,13 +3,13 @@
 // server: the installed suite run in full (0 failures), a strict TypeScript consumer of scribe-client exercising every
 // helper, the installed scribe-client CLI, and a client made by a second generator (openapi-typescript +
 // openapi-fetch) from generated/openapi.json. Install times and sizes are printed for the record.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { wavOf } from '../../conformance/core/audio.ts';
+import { runToEnd, type Ran } from '../support/processes.ts';
 import { ADMIN, startServer, stopServer, type Server } from '../../conformance/suites/reference-server.ts';
 import {
   chatAnswerOn,
@@ -31,27 +31,8 @@ const PINNED = {
   typesWs: '@types/ws@8.18.2',
 };
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-  return new Promise<Run>((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) =>
+  runToEnd(command, args, { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env } });
 
 const npm = (args: string[], cwd: string) =>
   run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd });
@@ -175,7 +156,7 @@ async function installedSuiteRun(suiteProject: string, work: string, started: Pr
 }
 
 /** A project with the second generator and the consumer's type packages installed. */
-async function openapiFetchProject(): Promise<{ project: string; installed: Run }> {
+async function openapiFetchProject(): Promise<{ project: string; installed: Ran }> {
   const project = emptyProject('openapi-fetch-user');
   const installed = await npm(['install', PINNED.openapiTypescript, PINNED.openapiFetch, PINNED.typesNode], project);
   return { project, installed };
@@ -189,10 +170,10 @@ const packages = suite<{
   server?: Server;
   wav: string;
   suiteRun: Promise<Awaited<ReturnType<typeof installedSuiteRun>>>;
-  clientTypes: Promise<Run>;
-  tinyModel: Promise<Run>;
+  clientTypes: Promise<Ran>;
+  tinyModel: Promise<Ran>;
   chatServer: Promise<ScribeProcess>;
-  openapiFetch: Promise<{ project: string; installed: Run }>;
+  openapiFetch: Promise<{ project: string; installed: Ran }>;
 }>('packages');
 
 packages.before(async (context) => {
