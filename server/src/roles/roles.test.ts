@@ -266,7 +266,9 @@ test('SIGTERM on an api node closes an open stream with 1001 (going away) and an
   client.send({ type: 'session', language: 'en' });
   // The node's first session starts its stream worker (module graph and model): more than the default 15 s once, in a
   // CI run where this file took 228 s against 43 s alone.
-  await client.next('session.started', { timeoutMs: 60_000 });
+  await client.next('session.started', { timeoutMs: 60_000 }).catch((error: Error) => {
+    throw new Error(`${error.message}; the api node's last output:\n${api.process.output().slice(-3000)}`);
+  });
   await client.stream(readFileSync(GOFORWARD_RAW), { realTime: false });
 
   api.process.process.kill('SIGTERM');
