@@ -101,9 +101,12 @@ export class StreamTestClient {
     }
   }
 
-  /** The first frame of `type` received after the `from`-th frame (waits for it). */
+  /**
+   * The first frame of `type` received after the `from`-th frame (waits for it, 60 s by default: a process's first
+   * session starts its stream worker, which took more than 15 s in CI runs where test files ran 5 × slower than alone).
+   */
   async next(type: string, options: { timeoutMs?: number; from?: number } = {}): Promise<Frame> {
-    const deadline = performance.now() + (options.timeoutMs ?? 15_000);
+    const deadline = performance.now() + (options.timeoutMs ?? 60_000);
     for (;;) {
       const found = this.frames.slice(options.from ?? 0).find((frame) => frame.type === type);
       if (found) return found;
