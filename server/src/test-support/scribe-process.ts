@@ -46,7 +46,8 @@ export async function startScribe(
       process.execPath,
       ['--import', 'tsx', join(root, 'server/src/main.ts')],
       /Scribe is listening/,
-      60_000,
+      // Usually a few seconds; one loaded CI run (test files 5–10 × slower than alone) needed more than 60.
+      180_000,
       {
         ...database.env,
         PORT: String(port),
