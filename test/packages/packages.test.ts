@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { wavOf } from '../../conformance/core/audio.ts';
-import { runToEnd, type Ran } from '../support/processes.ts';
 import { ADMIN, startServer, stopServer, type Server } from '../../conformance/suites/reference-server.ts';
+import { runToEnd, type Ran } from '../support/processes.ts';
 import {
   chatAnswerOn,
   createAccountOn,

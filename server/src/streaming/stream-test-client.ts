@@ -103,7 +103,8 @@ export class StreamTestClient {
 
   /**
    * The first frame of `type` received after the `from`-th frame (waits for it, 60 s by default: a process's first
-   * session starts its stream worker, which took more than 15 s in CI runs where test files ran 5 × slower than alone).
+   * session also starts its stream worker, and two loaded CI runs, test files 5 × slower than alone, saw no
+   * `session.started` within 15 s).
    */
   async next(type: string, options: { timeoutMs?: number; from?: number } = {}): Promise<Frame> {
     const deadline = performance.now() + (options.timeoutMs ?? 60_000);
