@@ -127,7 +127,6 @@ for (const kind of databaseKinds) {
     });
     assert.is(started.session_id, created.session_id);
     await client.stream(GOFORWARD);
-    const audioSent = performance.now();
     const { completed, closed } = await client.end();
     assertClean(client);
 
@@ -137,10 +136,14 @@ for (const kind of databaseKinds) {
       partials.some((p) => p.text.length > 0),
       'some partial has words',
     );
-    // Partials come while the audio is still arriving, not all at its end. Their pace (interval p95 ≤ 300 ms) is a
-    // target of `npm run bench:stream`, not of this test: a time bound here failed only on a loaded machine.
-    const early = partials.filter((p) => p.receivedAt < audioSent);
-    assert.ok(early.length >= 2, `${early.length} of ${partials.length} partials before the audio ended`);
+    // Partials are hypotheses on growing prefixes of the audio, in order, not one answer for the whole. This is checked
+    // on the audio clock they carry: when they arrive on the wall clock depends on the machine's load (a loaded CI run
+    // had all of them after the last chunk was sent), and their pace is a target of `npm run bench:stream`.
+    const seconds = GOFORWARD.length / 2 / 16_000;
+    const ends = partials.map((p) => p.end);
+    ends.slice(1).forEach((end, i) => assert.ok(end > ends[i]!, `partial ends ${ends.join(', ')} grow`));
+    const prefixes = partials.filter((p) => p.end < seconds);
+    assert.ok(prefixes.length >= 2, `partials end at ${ends.join(', ')} s of ${seconds} s`);
     const finals = client.of('transcript.final');
     const spoken = finals.filter((f) => f.text !== '');
     assert.is(spoken.length, 1, JSON.stringify(finals));
