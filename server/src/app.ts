@@ -330,12 +330,17 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     let closed: Promise<void> | undefined;
     async function shutDown(): Promise<void> {
       // Stop accepting first: the listener closes, idle keep-alive connections go, requests in flight may finish.
+      // Each step's duration is logged: a shutdown that overruns an orchestrator's grace period says what it waited on.
+      const began = performance.now();
+      const done = (step: string) => logger.info({ ms: Math.round(performance.now() - began) }, `shutdown: ${step}`);
       const drained = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
       server.closeIdleConnections();
       await Promise.all([background?.stop(), streamServer?.close()]);
+      done('jobs handed back and streams closed');
       const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
       await drained;
       clearTimeout(cut);
+      done('HTTP connections closed');
       // Engine threads are given their grace to free native memory (a decoder stops between segments), all at once.
       await Promise.all([
         engine.close(),
@@ -343,6 +348,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
         chatEngines.close(),
         streamServer ? undefined : streamEngine.close(),
       ]);
+      done('engines closed');
       await db.destroy();
     }
     return {
