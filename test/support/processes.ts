@@ -70,29 +70,6 @@ export interface Ended {
   output: string;
 }
 
-/**
- * Runs `node args…` from the repository root to its end, asynchronously (a server of the calling process may have to
- * answer meanwhile): its exit code and everything it printed. Killed after `timeoutMs`.
- */
-export function runNodeToEnd(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<Ended> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: new URL('../../', import.meta.url).pathname,
-      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
 export interface Ran {
   code: number | null;
   stdout: string;
@@ -102,25 +79,55 @@ export interface Ran {
 /**
  * Runs a command to its end without blocking the event loop (unlike spawnSync): a server of the calling process keeps
  * answering, and the calling process's idle keep-alive connections time out as they should instead of being reused
- * after the server has closed them. Killed after `timeoutMs`.
+ * after the server has closed them. What it prints goes to `onText` as it comes, decoded as a stream (a character
+ * split between two chunks stays whole). Killed after `timeoutMs`; resolves with the exit code.
  */
-export function runToEnd(
+function runChild(
   command: string,
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
-): Promise<Ran> {
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+  onText: (stream: 'stdout' | 'stderr', text: string) => void,
+): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    // Decoded as a stream: a character split between two chunks stays whole.
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => onText('stdout', text));
+    child.stderr!.setEncoding('utf8').on('data', (text: string) => onText('stderr', text));
     const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve(code);
     });
   });
+}
+
+/**
+ * Runs `node args…` from the repository root to its end, asynchronously (a server of the calling process may have to
+ * answer meanwhile): its exit code and everything it printed, both streams in the order it came. Killed after
+ * `timeoutMs`.
+ */
+export async function runNodeToEnd(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<Ended> {
+  let output = '';
+  const code = await runChild(
+    process.execPath,
+    args,
+    {
+      cwd: new URL('../../', import.meta.url).pathname,
+      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', ...env },
+      timeoutMs,
+    },
+    (_stream, text) => (output += text),
+  );
+  return { code, output };
+}
+
+/** Runs a command to its end (see runChild): its exit code, and what it printed on each stream. */
+export async function runToEnd(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Ran> {
+  const printed = { stdout: '', stderr: '' };
+  const code = await runChild(command, args, options, (stream, text) => (printed[stream] += text));
+  return { code, ...printed };
 }
