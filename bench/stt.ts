@@ -64,7 +64,7 @@ interface ApiRun extends RawRun {
 }
 
 async function rawBatch(): Promise<RawRun> {
-  const engine = createPocketSphinxEngine({ workers });
+  const engine = createPocketSphinxEngine({ workers, nice: config.transcription.workerNice });
   await engine.transcribe({ pcmPath: pcm, language: 'en' }); // warm-up: the workers load the model
   const began = performance.now();
   const cpuBefore = process.cpuUsage();
@@ -76,7 +76,7 @@ async function rawBatch(): Promise<RawRun> {
 }
 
 async function rawDecode60(): Promise<number> {
-  const engine = createPocketSphinxEngine({ workers });
+  const engine = createPocketSphinxEngine({ workers, nice: config.transcription.workerNice });
   await engine.transcribe({ pcmPath: pcm, language: 'en' });
   const began = performance.now();
   await engine.transcribe({ pcmPath: pcm60, language: 'en' });
@@ -87,7 +87,7 @@ async function rawDecode60(): Promise<number> {
 
 // 4. Decode + recognition of the 60 s file in the engine alone: one after the other, or overlapped.
 async function decodeAndRecognise60(): Promise<{ decode: number; sequential: number; streamed: number }> {
-  const engine = createPocketSphinxEngine({ workers });
+  const engine = createPocketSphinxEngine({ workers, nice: config.transcription.workerNice });
   await engine.transcribe({ pcmPath: pcm, language: 'en' });
   const out = join(dir, 'minute-decoded.pcm');
   const times = { decode: Infinity, sequential: Infinity, streamed: Infinity };

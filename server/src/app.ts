@@ -54,6 +54,7 @@ import { createStreamService } from './streaming/session-service.ts';
 import { createStreamEngine, type StreamEngine } from './streaming/stream-engine.ts';
 import { attachStreamServer } from './streaming/stream-server.ts';
 import { createTranscriptionEngine } from './transcriptions/engines.ts';
+import { threadPrioritySupported } from './workers/thread-priority.ts';
 import { transcriptionReadHandlers } from './transcriptions/handlers.ts';
 import { createIntake } from './transcriptions/intake.ts';
 import { createJobQueue } from './transcriptions/jobs.ts';
@@ -138,6 +139,9 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   const stt = config.transcription;
   const engine = createTranscriptionEngine(stt);
   if (engine.unavailable) logger.warn(stt.pocketsphinx, `the speech engine is not available: ${engine.unavailable}`);
+  if (stt.workerNice > 0 && !threadPrioritySupported()) {
+    logger.warn("SCRIBE_WORKER_NICE is ignored: this platform cannot lower one thread's priority (Linux only)");
+  }
   // Embeddings: the engine starts its workers with the first request (see embeddings/use-lite/engine.ts).
   const embeddingEngine = createEmbeddingEngine(config.embedding);
   const registry = createModelRegistry(engine, embeddingEngine, chatEngines);

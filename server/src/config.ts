@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadChatConfig, type ChatConfig } from './chat/config.ts';
 import { DEFAULT_MODEL_DIR } from './transcriptions/engine/pocketsphinx/engine.ts';
+import { MAX_NICE } from './workers/thread-priority.ts';
 
 export type Environment = 'production' | 'development' | 'test';
 
@@ -87,6 +88,12 @@ export interface TranscriptionConfig {
   upstreamApiKey: string | undefined;
   /** Speech-engine worker threads. */
   workers: number;
+  /**
+   * Nice value (0–19) of those threads: batch recognition yields the cores to the server's thread, live streams and
+   * chat. 19 by default, 0 (no change) under NODE_ENV=test, where many suites share the cores and a lowered decoder
+   * would wait on all of them.
+   */
+  workerNice: number;
   /**
    * Jobs this process runs at once: more than the workers, so the next job is downloaded and decoded while the
    * engine is busy and no worker waits for ffmpeg or the database between jobs.
@@ -173,6 +180,12 @@ function integer(env: Env, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0)
     throw new ConfigError(name, `must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function niceValue(env: Env, name: string, fallback: number): number {
+  const value = integer(env, name, fallback);
+  if (value > MAX_NICE) throw new ConfigError(name, `must be a nice value from 0 to ${MAX_NICE}, got "${env[name]}"`);
   return value;
 }
 
@@ -332,6 +345,7 @@ export function loadConfig(env: Env = process.env): Config {
       model: merged.SCRIBE_TRANSCRIBE_MODEL || 'pocketsphinx',
       upstreamApiKey: merged.SCRIBE_TRANSCRIBE_API_KEY || undefined,
       workers,
+      workerNice: niceValue(merged, 'SCRIBE_WORKER_NICE', environment === 'test' ? 0 : MAX_NICE),
       slots: integer(merged, 'SCRIBE_JOB_SLOTS', 2 * workers) || 2 * workers,
       leaseMs: integer(merged, 'SCRIBE_JOB_LEASE_MS', 30_000),
       pollMs: integer(merged, 'SCRIBE_JOB_POLL_MS', 1000),

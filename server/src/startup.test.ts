@@ -145,6 +145,11 @@ process_('a bad setting ends the server with one line naming it, exit code 1 and
       ),
     ],
     ['SCRIBE_SECRET_KEY', { SCRIBE_SECRET_KEY: 'not-hex' }, /^scribe: SCRIBE_SECRET_KEY must be 64 hex characters/],
+    [
+      'SCRIBE_WORKER_NICE',
+      { SCRIBE_WORKER_NICE: '25' },
+      /^scribe: SCRIBE_WORKER_NICE must be a nice value from 0 to 19/,
+    ],
   ];
   try {
     const results = await Promise.all(

@@ -11,7 +11,7 @@ import { createUnavailableEngine } from './engine/unavailable.ts';
 export function createTranscriptionEngine(config: TranscriptionConfig): TranscriptionEngine {
   if (config.model === 'pocketsphinx') {
     try {
-      return createPocketSphinxEngine({ workers: config.workers, ...config.pocketsphinx });
+      return createPocketSphinxEngine({ workers: config.workers, nice: config.workerNice, ...config.pocketsphinx });
     } catch (error) {
       if (!(error instanceof EngineError) || error.code !== 'engine_unavailable') throw error;
       return createUnavailableEngine(

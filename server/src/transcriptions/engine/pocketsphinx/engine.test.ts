@@ -1,7 +1,7 @@
 // The PocketSphinx engine end to end on real recordings, through its pool of 2 worker threads: exact words and times on
 // goforward.raw, WER on the LibriVox readings, a long file made of those readings (segmented, WER close to per-file),
 // two files at once, terms, cancellation, a crashed worker, bad input, languages and closing.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -227,6 +227,37 @@ test('missing model files are reported at creation', () => {
     assert.match((error as EngineError).message, /apt-get install libpocketsphinx3 pocketsphinx-en-us/);
     assert.not.match((error as EngineError).message, /nonexistent/);
     assert.match(((error as EngineError).cause as Error).message, /\/nonexistent\/model\/en-us/);
+  }
+});
+
+/** The nice value of each thread of this process, by thread id (Linux: field 19 of /proc/self/task/<tid>/stat). */
+async function threadNiceValues(): Promise<Map<number, number>> {
+  const values = new Map<number, number>();
+  for (const tid of await readdir('/proc/self/task')) {
+    const stat = await readFile(`/proc/self/task/${tid}/stat`, 'utf8').catch(() => undefined); // a thread that ended
+    // The fields after the thread's name (in parentheses, which may hold spaces) start with field 3, the state.
+    if (stat) values.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19 - 3]));
+  }
+  return values;
+}
+
+test('`nice` lowers the priority of the decoder threads only, not of the server thread', async () => {
+  const before = await threadNiceValues();
+  const niced = createPocketSphinxEngine({ workers: 2, nice: 7 });
+  try {
+    const transcript = await niced.transcribe({ pcmPath: GO_FORWARD.path, language: 'en' });
+    assert.is(transcript.text, GO_FORWARD.text, 'a lowered decoder still decodes');
+    await Promise.all([GO_FORWARD, GO_FORWARD].map((f) => niced.transcribe({ pcmPath: f.path, language: 'en' })));
+    const after = await threadNiceValues();
+    const lowered = [...after].filter(([tid, nice]) => nice === 7 && !before.has(tid));
+    assert.is(lowered.length, 2, `one thread per worker at nice 7: ${JSON.stringify([...after])}`);
+    assert.is(after.get(process.pid), before.get(process.pid), "the server's own thread keeps its priority");
+    assert.ok(
+      [...before].every(([tid, nice]) => !after.has(tid) || after.get(tid) === nice),
+      'no other thread changed',
+    );
+  } finally {
+    await niced.close();
   }
 });
 

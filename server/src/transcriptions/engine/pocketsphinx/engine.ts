@@ -49,6 +49,11 @@ export interface PocketSphinxEngineOptions {
   segmenter?: SegmenterOptions;
   /** See WorkerPoolOptions.cancelGraceMs. */
   cancelGraceMs?: number;
+  /**
+   * Nice value of the worker threads (1–19, Linux; 0 or absent: the server's own priority). Batch recognition then
+   * runs on the CPU that the server's thread, live streams and chat leave, and takes all of it when they are idle.
+   */
+  nice?: number;
 }
 
 export interface PocketSphinxEngine extends TranscriptionEngine {
@@ -107,6 +112,7 @@ export function createPocketSphinxEngine(options: PocketSphinxEngineOptions = {}
 
   const workerData: PocketSphinxWorkerData = { model };
   if (options.segmenter) workerData.segmenter = options.segmenter;
+  if (options.nice) workerData.nice = options.nice;
   const pool = new WorkerPool<PocketSphinxJob, PocketSphinxResult>({
     size: options.workers ?? availableParallelism(),
     url: new URL('./worker.ts', import.meta.url),

@@ -14,6 +14,7 @@ import { openGrowingPcm } from '../growing-pcm.ts';
 import { followGrowingPcm, segmentKey } from '../growing-recognition.ts';
 import { openPcm, pcmSampleCount, readPcmRange, SAMPLE_RATE } from '../pcm-file.ts';
 import { measureEnergy, planSegments, type Segment, type SegmenterOptions } from '../segmenter.ts';
+import { lowerThisThread } from '../../../workers/thread-priority.ts';
 import { serveJobs, type JobContext } from '../worker-protocol.ts';
 import { Decoder, type ModelPaths } from './binding.ts';
 import { planTerms } from './terms.ts';
@@ -22,6 +23,8 @@ import { toEngineWords } from './words.ts';
 export interface PocketSphinxWorkerData {
   model: ModelPaths;
   segmenter?: SegmenterOptions;
+  /** The thread's nice value (thread-priority.ts); 0 or absent: the server's own priority. */
+  nice?: number;
 }
 
 export interface PocketSphinxJob {
@@ -50,6 +53,8 @@ export interface PocketSphinxResult {
 }
 
 const data = workerData as PocketSphinxWorkerData;
+// Before the model loads: loading is CPU work too.
+lowerThisThread(data.nice ?? 0);
 
 serveJobs<PocketSphinxJob, PocketSphinxResult>(() => {
   const decoder = Decoder.create(data.model);
