@@ -60,6 +60,12 @@ const benchmarks: Benchmark[] = [
         (v) => v <= 300,
       ),
       row('stream: (c) sessions, every final ≤ 1 s', number(out, /^\(c\) sustained: (\d+)/m), '', '≥ 4', (v) => v >= 4),
+      row(
+        'stream: (e) final p95 under batch load / alone',
+        number(out, /^\(e\)[^\n]*?under load \/ alone ([\d.]+)/m),
+        '',
+        '(reported)',
+      ),
     ],
   },
   {
@@ -100,6 +106,7 @@ const benchmarks: Benchmark[] = [
       row('embeddings: API base64 / engine', number(out, /base64 ([\d.]+); library/), '', '(reported)'),
     ],
   },
+  { name: 'batch-load', script: 'bench/batch-load.ts', defaults: {} },
   { name: 'memory', script: 'bench/memory.ts', defaults: {} },
   { name: 'scale', script: 'bench/scale.ts', defaults: { BENCH_TASKS: '8' } },
 ];

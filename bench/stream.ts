@@ -25,6 +25,7 @@ import { StreamTestClient, type Frame } from '../server/src/streaming/stream-tes
 import { Decoder } from '../server/src/transcriptions/engine/pocketsphinx/binding.ts';
 import { modelPaths } from '../server/src/transcriptions/engine/pocketsphinx/engine.ts';
 import { toEngineWords } from '../server/src/transcriptions/engine/pocketsphinx/words.ts';
+import { wavHeader } from '../server/src/transcriptions/engine/wav.ts';
 import { librivoxRecordings } from '../server/src/transcriptions/engine/test-audio.ts';
 import { corpusWordErrorRate } from '../server/src/transcriptions/engine/wer.ts';
 
@@ -230,5 +231,53 @@ for (const n of [1, 2, 4, 6, 8, 10, 12, 16].filter((k) => k <= MAX_SESSIONS)) {
   sustained = n;
 }
 console.log(`(c) sustained: ${sustained} simultaneous real-time sessions with every final ≤ 1 s (target ≥ 4)`);
+
+// (e) The same LOADED_SESSIONS sessions while async transcriptions keep every batch decoder busy (2 per decoder in
+// flight, a new one as each ends), against those sessions alone, in this run: the batch decoders run at
+// SCRIBE_WORKER_NICE, so a live stream's decoder should not wait behind them.
+const LOADED_SESSIONS = 4;
+const readingsWav = (() => {
+  const pcm = Buffer.concat(readings.map((r) => Buffer.from(r.pcm.buffer, r.pcm.byteOffset, r.pcm.byteLength)));
+  return Buffer.concat([wavHeader(pcm.length), pcm]);
+})();
+async function transcribeAsync(): Promise<void> {
+  const form = new FormData();
+  form.set('language', 'en');
+  form.set('file', new Blob([readingsWav]), 'readings.wav');
+  const auth = { Authorization: `Bearer ${key}` };
+  const reply = await fetch(`${base}/v3/transcriptions/async/create`, { method: 'POST', headers: auth, body: form });
+  const { transcription_id: id } = (await reply.json()) as { transcription_id: string };
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const status = await fetch(`${base}/v3/transcriptions/status/${id}`, { headers: auth });
+    const { data } = (await status.json()) as { data: { status: string } };
+    if (data.status === 'completed') return;
+    if (data.status === 'failed' || data.status === 'cancelled') throw new Error(`batch task ${data.status}`);
+  }
+}
+const loadedRound = async (loaded: boolean): Promise<Run> => {
+  let loading = loaded;
+  const decoders = app.config.transcription.workers;
+  const load = Array.from({ length: loaded ? 2 * decoders : 0 }, async () => {
+    while (loading) await transcribeAsync();
+  });
+  if (loaded) await new Promise((resolve) => setTimeout(resolve, 2000)); // the decoders are busy by then
+  try {
+    return merge(await Promise.all(Array.from({ length: LOADED_SESSIONS }, () => session(signal))));
+  } finally {
+    loading = false;
+    await Promise.all(load);
+  }
+};
+const alone = await loadedRound(false);
+const underLoad = await loadedRound(true);
+const summary = (run: Run) =>
+  `p50 ${ms(quantile(run.finalDelays, 0.5))}, p95 ${ms(quantile(run.finalDelays, 0.95))}, worst ${ms(Math.max(...run.finalDelays))}`;
+console.log(
+  `(e) ${LOADED_SESSIONS} sessions, final delay: alone ${summary(alone)}; with ${2 * app.config.transcription.workers} ` +
+    `async tasks keeping the ${app.config.transcription.workers} batch decoders busy (SCRIBE_WORKER_NICE=` +
+    `${app.config.transcription.workerNice}) ${summary(underLoad)}; p95 under load / alone ` +
+    `${(quantile(underLoad.finalDelays, 0.95) / quantile(alone.finalDelays, 0.95)).toFixed(2)}`,
+);
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });
