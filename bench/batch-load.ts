@@ -9,8 +9,7 @@
 //   - status: GET /v3/transcriptions/status/{id} of a finished task every 50 ms meanwhile, p50/p99; a phase lasts
 //     `BENCH_PHASE_SECONDS` (10) at least, so that the p99 has ≈ 300 requests behind it.
 // Phases alternate idle, loaded, idle, loaded; the ratios are loaded / idle of the pooled phases.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +17,7 @@ import { pino } from 'pino';
 import { createApp } from '../server/src/app.ts';
 import { writeTinyModel } from '../server/src/chat/engine/tiny-model.ts';
 import { loadConfig } from '../server/src/config.ts';
-import { ffmpegPath } from '../server/src/media/ffmpeg.ts';
+import { librivoxWav, transcribeAsync } from './batch-task.ts';
 import { writeBenchResult } from './result.ts';
 
 const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 8);
@@ -27,23 +26,7 @@ const dir = mkdtempSync(join(tmpdir(), 'scribe-bench-batch-load-'));
 const modelPath = join(dir, 'model.gguf');
 await writeTinyModel(modelPath, { embedding: 512, layers: 8 });
 
-const librivox = '/usr/share/pocketsphinx/test/data/librivox';
-const ids = readFileSync(join(librivox, 'fileids'), 'utf8').split('\n').filter(Boolean);
-writeFileSync(join(dir, 'list.txt'), ids.map((id) => `file '${join(librivox, `${id}.wav`)}'`).join('\n'));
-const wavPath = join(dir, 'readings.wav');
-execFileSync(ffmpegPath, [
-  '-hide_banner',
-  '-loglevel',
-  'error',
-  '-f',
-  'concat',
-  '-safe',
-  '0',
-  '-i',
-  join(dir, 'list.txt'),
-  wavPath,
-]);
-const wav = readFileSync(wavPath);
+const wav = librivoxWav();
 
 const config = loadConfig({
   ...process.env,
@@ -60,20 +43,7 @@ const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 const { api_key: key } = await app.services.accounts.create({ balance: 100_000_000 });
 const auth = { Authorization: `Bearer ${key}` };
 
-async function transcribe(): Promise<string> {
-  const form = new FormData();
-  form.set('language', 'en');
-  form.set('file', new Blob([wav]), 'readings.wav');
-  const reply = await fetch(`${base}/v3/transcriptions/async/create`, { method: 'POST', headers: auth, body: form });
-  const { transcription_id: id } = (await reply.json()) as { transcription_id: string };
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const status = await fetch(`${base}/v3/transcriptions/status/${id}`, { headers: auth });
-    const { data } = (await status.json()) as { data: { status: string } };
-    if (data.status === 'completed') return id;
-    if (data.status === 'failed' || data.status === 'cancelled') throw new Error(`batch task ${data.status}`);
-  }
-}
+const transcribe = () => transcribeAsync(base, key!, wav);
 
 /** Tokens per second of one answer, from sending the request to having the whole body. */
 async function chatAnswer(): Promise<number> {

@@ -25,9 +25,9 @@ import { StreamTestClient, type Frame } from '../server/src/streaming/stream-tes
 import { Decoder } from '../server/src/transcriptions/engine/pocketsphinx/binding.ts';
 import { modelPaths } from '../server/src/transcriptions/engine/pocketsphinx/engine.ts';
 import { toEngineWords } from '../server/src/transcriptions/engine/pocketsphinx/words.ts';
-import { wavHeader } from '../server/src/transcriptions/engine/wav.ts';
 import { librivoxRecordings } from '../server/src/transcriptions/engine/test-audio.ts';
 import { corpusWordErrorRate } from '../server/src/transcriptions/engine/wer.ts';
+import { librivoxWav, transcribeAsync } from './batch-task.ts';
 
 const UTTERANCES = Number(process.env.BENCH_UTTERANCES ?? 4);
 const MAX_SESSIONS = Number(process.env.BENCH_MAX_SESSIONS ?? 12);
@@ -235,31 +235,13 @@ console.log(`(c) sustained: ${sustained} simultaneous real-time sessions with ev
 // (e) The same LOADED_SESSIONS sessions while async transcriptions keep every batch decoder busy (2 per decoder in
 // flight, a new one as each ends), against those sessions alone, in this run: the batch decoders run at
 // SCRIBE_WORKER_NICE, so a live stream's decoder should not wait behind them.
-const LOADED_SESSIONS = 4;
-const readingsWav = (() => {
-  const pcm = Buffer.concat(readings.map((r) => Buffer.from(r.pcm.buffer, r.pcm.byteOffset, r.pcm.byteLength)));
-  return Buffer.concat([wavHeader(pcm.length), pcm]);
-})();
-async function transcribeAsync(): Promise<void> {
-  const form = new FormData();
-  form.set('language', 'en');
-  form.set('file', new Blob([readingsWav]), 'readings.wav');
-  const auth = { Authorization: `Bearer ${key}` };
-  const reply = await fetch(`${base}/v3/transcriptions/async/create`, { method: 'POST', headers: auth, body: form });
-  const { transcription_id: id } = (await reply.json()) as { transcription_id: string };
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const status = await fetch(`${base}/v3/transcriptions/status/${id}`, { headers: auth });
-    const { data } = (await status.json()) as { data: { status: string } };
-    if (data.status === 'completed') return;
-    if (data.status === 'failed' || data.status === 'cancelled') throw new Error(`batch task ${data.status}`);
-  }
-}
+const LOADED_SESSIONS = Math.min(4, MAX_SESSIONS); // the server takes MAX_SESSIONS + 1 at once
+const readingsWav = librivoxWav();
 const loadedRound = async (loaded: boolean): Promise<Run> => {
   let loading = loaded;
   const decoders = app.config.transcription.workers;
   const load = Array.from({ length: loaded ? 2 * decoders : 0 }, async () => {
-    while (loading) await transcribeAsync();
+    while (loading) await transcribeAsync(base, key!, readingsWav);
   });
   if (loaded) await new Promise((resolve) => setTimeout(resolve, 2000)); // the decoders are busy by then
   try {
