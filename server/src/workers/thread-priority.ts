@@ -16,25 +16,22 @@ export function threadPrioritySupported(): boolean {
 }
 
 /** The calling thread's id (Linux), from /proc/thread-self. */
-export function currentThreadId(): number {
+function currentThreadId(): number {
   return Number(basename(readlinkSync('/proc/thread-self')));
 }
 
 /**
  * Gives the calling thread the nice value `nice` (1–19) unless its own is already that high (a process started with
  * `nice -n 19` stays so: going back up would need privilege). Raising a nice value needs no privilege; a thread
- * started by this one would inherit it. Returns whether the value is now at least `nice`: false where
- * threadPrioritySupported() is false, or where a sandbox refuses setpriority — the priority only orders the work, so
- * a refusal must not stop the thread's work.
+ * started by this one would inherit it. Does nothing where threadPrioritySupported() is false, and nothing where a
+ * sandbox refuses setpriority: the priority only orders the work, so a refusal must not stop the thread's work.
  */
-export function lowerThisThread(nice: number): boolean {
-  if (nice <= 0) return true;
-  if (!threadPrioritySupported()) return false;
+export function lowerThisThread(nice: number): void {
+  if (nice <= 0 || !threadPrioritySupported()) return;
   try {
     const tid = currentThreadId();
     if (getPriority(tid) < nice) setPriority(tid, Math.min(nice, MAX_NICE));
-    return true;
   } catch {
-    return false;
+    // left at its priority (see above)
   }
 }
