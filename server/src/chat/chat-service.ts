@@ -1,7 +1,7 @@
 // One chat request from validation to the charge: resolve the model's engine (503 when none is configured), check the
 // answer format, measure the prompt (400 context_length_exceeded when it leaves no room), reserve prompt +
-// min(max_tokens, cap) tokens (402 when short; a local model already starts on the prompt meanwhile), generate, check
-// the JSON modes, and capture the tokens actually used.
+// min(max_tokens, cap) tokens (402 when short), generate, check the JSON modes, and capture the tokens actually used.
+// A local model measures and starts generating in one step, before the funds are held (see `beginLocal`).
 // A failure or a client that goes away releases the reservation and charges only the tokens generated so far.
 // Answers are a `chat.completion` object, or an SSE stream of chunks framed as the seed says.
 import { randomUUID } from 'node:crypto';
@@ -20,7 +20,14 @@ import type { PriceTable } from '../config.ts';
 import { ApiError } from '../http/api-error.ts';
 import { errorTypeOf } from '../http/render-error.ts';
 import { chatModelVariables, type ChatModelId } from './config.ts';
-import { ChatEngineError, type ChatEngine, type GenerateResult } from './engine/engine.ts';
+import {
+  ChatEngineError,
+  type ChatEngine,
+  type GenerateResult,
+  type LocalChatEngine,
+  type PromptMeasure,
+  type StartedAnswer,
+} from './engine/engine.ts';
 import type { ChatEngines } from './engines.ts';
 import { answerFormatOf, isInvalidAnswer } from './json-answer.ts';
 import { createDeltaPacer } from './delta-pacer.ts';
@@ -69,6 +76,14 @@ interface Prepared extends Measured {
   /** The hold on the account's funds (undefined: nothing to hold); see `begin` for when it is taken. */
   reservation: Promise<Reservation | undefined>;
 }
+
+/** A call accepted with its funds held, and its answer on the way. */
+interface Begun {
+  prepared: Prepared;
+  answer: Promise<GenerateResult>;
+}
+
+type AnswerFormatCheck = ReturnType<typeof answerFormatOf>;
 
 /** The shortest time between two content deltas of a streamed answer (the contract says "about every 10 ms"). */
 const DELTA_INTERVAL_MS = 10;
@@ -120,15 +135,13 @@ export function createChatService(deps: ChatServiceDeps) {
     return engine;
   }
 
-  async function prepare(call: ChatCall): Promise<Measured> {
-    const engine = engineOf(call.model);
-    const { format, check } = answerFormatOf(call.responseFormat);
-    let measure;
-    try {
-      measure = await engine.measure(call.messages, format);
-    } catch (error) {
-      throw apiErrorOf(error);
-    }
+  /** The call as accepted once its prompt is measured: 400 when the prompt leaves no room for an answer. */
+  function accept(
+    call: ChatCall,
+    engine: ChatEngine,
+    { format, check }: AnswerFormatCheck,
+    measure: PromptMeasure,
+  ): Measured {
     if (measure.maxAnswerTokens < 1) {
       throw new ApiError(
         400,
@@ -157,31 +170,59 @@ export function createChatService(deps: ChatServiceDeps) {
     return amount > 0 ? deps.ledger.reserve(call.account.id, amount, `chat:${measured.id}`) : undefined;
   }
 
+  /** Accepts a call and starts its answer; resolves once the funds are held, rejects with what refused the call. */
+  async function begin(call: ChatCall, onDelta: (text: string) => void, onGenerated?: () => void): Promise<Begun> {
+    let engine: ChatEngine;
+    let format: AnswerFormatCheck;
+    try {
+      engine = engineOf(call.model);
+      format = answerFormatOf(call.responseFormat);
+    } catch (error) {
+      await call.onFailed?.();
+      throw error;
+    }
+    return engine.kind === 'llama'
+      ? beginLocal(call, engine, format, onDelta, onGenerated)
+      : beginUpstream(call, engine, format, onDelta, onGenerated);
+  }
+
   /**
-   * Accepts a call and starts its answer; resolves once the funds are held, rejects with what refused the call.
-   * A local model starts on the prompt while the reservation's transaction runs: evaluating the prompt takes longer
-   * than the transaction, so the first token no longer waits for the database. When the funds do not cover the
-   * call, the model is stopped before anything was answered and the 402 is the response; nothing is charged. An
-   * upstream model is asked only once the funds are held, since a request it has begun may be billed to us.
+   * A local model measures the prompt and starts on it in one step, and the reservation's transaction runs while it
+   * evaluates the prompt (which takes longer): the first token waits for neither the database nor a second trip to
+   * the model's thread. When the funds do not cover the call, the model is stopped before anything was answered and
+   * the 402 is the response; nothing is charged.
    */
-  async function begin(
+  async function beginLocal(
     call: ChatCall,
+    engine: LocalChatEngine,
+    format: AnswerFormatCheck,
     onDelta: (text: string) => void,
     onGenerated?: () => void,
-  ): Promise<{ prepared: Prepared; answer: Promise<GenerateResult> }> {
-    const measured = await prepareOrFail(call);
-    const prepared: Prepared = { ...measured, reservation: reserve(call, measured) };
-    if (measured.engine.kind !== 'llama') {
-      try {
-        await prepared.reservation;
-      } catch (error) {
-        await call.onFailed?.();
-        throw error;
-      }
-      return { prepared, answer: run(call, prepared, call.signal, onDelta, onGenerated) };
-    }
+  ): Promise<Begun> {
     const refused = new AbortController();
-    const answer = run(call, prepared, AbortSignal.any([call.signal, refused.signal]), onDelta, onGenerated);
+    let measured: Measured;
+    let started: StartedAnswer;
+    try {
+      started = await engine
+        .start({
+          messages: call.messages,
+          temperature: call.temperature,
+          maxTokens: call.maxTokens ?? MAX_TOKENS,
+          format: format.format,
+          signal: AbortSignal.any([call.signal, refused.signal]),
+          onDelta,
+        })
+        .catch((error: unknown) => {
+          throw apiErrorOf(error);
+        });
+      // No answer was started exactly when the prompt leaves no room: `accept` refuses that call.
+      measured = accept(call, engine, format, started.measure);
+    } catch (error) {
+      await call.onFailed?.();
+      throw error;
+    }
+    const prepared: Prepared = { ...measured, reservation: reserve(call, measured) };
+    const answer = run(call, prepared, started.answer!, onGenerated);
     // The answer may fail while the funds are still being held (a busy model); its caller sees that failure later.
     answer.catch(() => undefined);
     try {
@@ -192,6 +233,38 @@ export function createChatService(deps: ChatServiceDeps) {
       throw error;
     }
     return { prepared, answer };
+  }
+
+  /** An upstream model is asked only once the funds are held, since a request it has begun may be billed to us. */
+  async function beginUpstream(
+    call: ChatCall,
+    engine: ChatEngine,
+    format: AnswerFormatCheck,
+    onDelta: (text: string) => void,
+    onGenerated?: () => void,
+  ): Promise<Begun> {
+    let prepared: Prepared;
+    try {
+      const measure = await engine.measure(call.messages, format.format).catch((error: unknown) => {
+        throw apiErrorOf(error);
+      });
+      const measured = accept(call, engine, format, measure);
+      prepared = { ...measured, reservation: reserve(call, measured) };
+      await prepared.reservation;
+    } catch (error) {
+      await call.onFailed?.();
+      throw error;
+    }
+    const answer = engine.generate({
+      messages: call.messages,
+      temperature: call.temperature,
+      maxTokens: prepared.limit,
+      format: prepared.format,
+      promptTokens: prepared.promptTokens,
+      signal: call.signal,
+      onDelta,
+    });
+    return { prepared, answer: run(call, prepared, answer, onGenerated) };
   }
 
   /** Captures the tokens used (also after a failure: what was generated is charged). */
@@ -206,41 +279,31 @@ export function createChatService(deps: ChatServiceDeps) {
     );
   }
 
+  /** Settles a started answer; a failure also tells the caller there is no answer. */
   async function run(
     call: ChatCall,
     prepared: Prepared,
-    signal: AbortSignal,
-    onDelta: (text: string) => void,
+    answer: Promise<GenerateResult>,
     onGenerated?: () => void,
   ): Promise<GenerateResult> {
     try {
-      return await generate(call, prepared, signal, onDelta, onGenerated);
+      return await finish(call, prepared, answer, onGenerated);
     } catch (error) {
       await call.onFailed?.();
       throw error;
     }
   }
 
-  async function generate(
+  async function finish(
     call: ChatCall,
     prepared: Prepared,
-    /** The client's signal, and for a local model also the refusal of its funds. */
-    signal: AbortSignal,
-    onDelta: (text: string) => void,
+    answer: Promise<GenerateResult>,
     /** Called once the model has stopped, before the answer is settled (the stream's last text need not wait). */
     onGenerated?: () => void,
   ): Promise<GenerateResult> {
     let result: GenerateResult;
     try {
-      result = await prepared.engine.generate({
-        messages: call.messages,
-        temperature: call.temperature,
-        maxTokens: prepared.limit,
-        format: prepared.format,
-        promptTokens: prepared.promptTokens,
-        signal,
-        onDelta,
-      });
+      result = await answer;
       onGenerated?.();
     } catch (error) {
       // Refused before the model began (busy, unreachable): nothing is charged; otherwise the prompt and the tokens
@@ -261,16 +324,6 @@ export function createChatService(deps: ChatServiceDeps) {
     await settle(call, prepared, result.promptTokens, result.completionTokens);
     await call.onAnswer?.({ content: result.content, usage: usageOf(result.promptTokens, result.completionTokens) });
     return result;
-  }
-
-  /** Refusals before generating also count as "no answer". */
-  async function prepareOrFail(call: ChatCall): Promise<Measured> {
-    try {
-      return await prepare(call);
-    } catch (error) {
-      await call.onFailed?.();
-      throw error;
-    }
   }
 
   return {

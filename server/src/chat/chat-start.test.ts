@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadChatConfig } from './config.ts';
 import { createChatService, type ChatCall } from './chat-service.ts';
-import type { ChatEngine, ChatEngineError } from './engine/engine.ts';
+import type { ChatEngine, ChatEngineError, GenerateRequest, LocalChatEngine, StartRequest } from './engine/engine.ts';
 import { createLlamaWorkerEngine } from './engine/llama-worker-engine.ts';
 import { parseEvents, tinyModelPath } from './tiny-model-fixture.ts';
 import type { AccountRow } from '../accounts/store.ts';
@@ -20,7 +20,7 @@ const test = suite('chat start');
 /** 1 minor unit per prompt token and 3 per completion token: even a one-token answer reserves something. */
 const PRICES = JSON.stringify({ 'service-mini_prompt_tokens': 1000, 'service-mini_completion_tokens': 3000 });
 let h: Harness;
-let real: ChatEngine;
+let real: LocalChatEngine;
 
 /** What the observed engine and ledger saw, in performance.now() milliseconds. */
 interface Seen {
@@ -40,20 +40,29 @@ test.after(async () => {
 
 /** The real engine, observed; `kind` relabels it (an upstream engine is told apart by its kind alone). */
 function observed(seen: Seen, kind: ChatEngine['kind'] = 'llama'): ChatEngine {
-  return Object.assign(Object.create(real) as ChatEngine, {
-    kind,
-    async generate(request: Parameters<ChatEngine['generate']>[0]) {
-      seen.generateStarted = performance.now();
-      try {
-        const result = await real.generate(request);
+  const ended = <T>(answer: Promise<T>) =>
+    answer.then(
+      (result) => {
         seen.generateEnded = { at: performance.now(), code: 'ok' };
         return result;
-      } catch (error) {
+      },
+      (error: unknown) => {
         seen.generateEnded = { at: performance.now(), code: (error as ChatEngineError).code };
         throw error;
-      }
+      },
+    );
+  return Object.assign(Object.create(real) as LocalChatEngine, {
+    kind,
+    async generate(request: GenerateRequest) {
+      seen.generateStarted = performance.now();
+      return ended(real.generate(request));
     },
-  });
+    async start(request: StartRequest) {
+      seen.generateStarted = performance.now();
+      const started = await real.start(request);
+      return started.answer ? { ...started, answer: ended(started.answer) } : started;
+    },
+  }) as ChatEngine;
 }
 
 function serviceWith(seen: Seen, kind: ChatEngine['kind'] = 'llama', reserveDelayMs = 30) {

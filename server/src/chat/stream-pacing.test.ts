@@ -1,7 +1,7 @@
 // The pacing of a streamed chat answer, measured at the service (the real llama engine, on its worker thread as the
 // server runs it, on the tiny GGUF, the real ledger on SQLite): content deltas are at most about every 10 ms, and the
 // text still pending when the model stops is written at once instead of at the end of the interval. The engine is the
-// real one with its `generate` observed, to know when the model stopped; the ledger is the real one with each charge
+// real one with its `start` observed, to know when the model stopped; the ledger is the real one with each charge
 // delayed by 50 ms, standing for a database that is slow to commit, so that what the stream waits for at the end is
 // visible (with a fast commit, text held back until the charge was settled would arrive only a millisecond or two
 // late).
@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadChatConfig } from './config.ts';
 import { createChatService } from './chat-service.ts';
-import type { ChatEngine } from './engine/engine.ts';
+import type { LocalChatEngine, StartRequest } from './engine/engine.ts';
 import { createLlamaWorkerEngine } from './engine/llama-worker-engine.ts';
 import { parseEvents, tinyModelPath } from './tiny-model-fixture.ts';
 import type { Ledger } from '../billing/ledger.ts';
@@ -18,18 +18,21 @@ import { startHarness, type Harness } from '../test-support/harness.ts';
 
 const test = suite('chat stream pacing');
 let h: Harness;
-let engine: ChatEngine;
+let engine: LocalChatEngine;
 let stoppedAt = 0;
 
 test.before(async () => {
   h = await startHarness('sqlite');
   const config = loadChatConfig({});
   const real = await createLlamaWorkerEngine({ ...config, modelPath: await tinyModelPath() });
-  engine = Object.assign(Object.create(real) as ChatEngine, {
-    async generate(request: Parameters<ChatEngine['generate']>[0]) {
-      const result = await real.generate(request);
-      stoppedAt = performance.now();
-      return result;
+  engine = Object.assign(Object.create(real) as LocalChatEngine, {
+    async start(request: StartRequest) {
+      const started = await real.start(request);
+      const answer = started.answer?.then((result) => {
+        stoppedAt = performance.now();
+        return result;
+      });
+      return { ...started, answer };
     },
   });
 });

@@ -1,6 +1,7 @@
 // What the chat endpoints need from a text-generation engine: count the prompt's tokens (for the reservation and the
-// context check), then generate an answer token by token. Two engines implement it: `llama` (a local GGUF through
-// node-llama-cpp) and `openai-compatible` (an upstream server's `/chat/completions`).
+// context check), then generate an answer token by token (a local engine does both in one request: `start`). Two
+// engines implement it: `llama` (a local GGUF through node-llama-cpp) and `openai-compatible` (an upstream server's
+// `/chat/completions`).
 import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
 
 export type FinishReason = 'stop' | 'length';
@@ -35,8 +36,7 @@ export interface PromptMeasure {
   maxAnswerTokens: number;
 }
 
-export interface ChatEngine {
-  kind: 'llama' | 'openai-compatible';
+interface EngineBase {
   /** Prompt plus answer tokens (undefined when the upstream does not say). */
   contextWindow: number | undefined;
   /** Counts the prompt; with a JSON format, also prepares its grammar (ChatEngineError `invalid_answer` if it can't). */
@@ -44,6 +44,33 @@ export interface ChatEngine {
   generate(request: GenerateRequest): Promise<GenerateResult>;
   close(): Promise<void>;
 }
+
+/** A generate request before the prompt is measured: `maxTokens` is the caller's bound, not yet clamped. */
+export type StartRequest = Omit<GenerateRequest, 'promptTokens'>;
+
+export interface StartedAnswer {
+  measure: PromptMeasure;
+  /** The answer being generated; undefined when the prompt leaves no room for one (nothing was started). */
+  answer?: Promise<GenerateResult>;
+}
+
+/** A model this process runs: it costs nothing until asked, so it may start on a prompt before the funds are held. */
+export interface LocalChatEngine extends EngineBase {
+  kind: 'llama';
+  /**
+   * Measures the prompt and, when it leaves room for an answer, starts generating at once with `maxTokens` clamped
+   * to that room: one request to the model's thread instead of a measure and then a generate, each of which crossed
+   * threads twice before the first token.
+   */
+  start(request: StartRequest): Promise<StartedAnswer>;
+}
+
+/** A model on another server: a request it has begun may be billed to us. */
+export interface UpstreamChatEngine extends EngineBase {
+  kind: 'openai-compatible';
+}
+
+export type ChatEngine = LocalChatEngine | UpstreamChatEngine;
 
 /**
  * A failure of an engine. `started`: the model had begun on the prompt (the prompt and the `tokens` generated so far

@@ -11,10 +11,12 @@ import { createBoundedQueue, QueueFullError } from './bounded-queue.ts';
 import {
   ChatEngineError,
   type AnswerFormat,
-  type ChatEngine,
   type GenerateRequest,
   type GenerateResult,
+  type LocalChatEngine,
   type PromptMeasure,
+  type StartedAnswer,
+  type StartRequest,
 } from './engine.ts';
 
 export interface LlamaEngineOptions {
@@ -56,7 +58,7 @@ export function toChatHistory(messages: ChatMessage[]): ChatHistoryItem[] {
   return history;
 }
 
-export async function createLlamaEngine(options: LlamaEngineOptions): Promise<ChatEngine & { model: LlamaModel }> {
+export async function createLlamaEngine(options: LlamaEngineOptions): Promise<LocalChatEngine & { model: LlamaModel }> {
   const llama = await llamaRuntime();
   const { LlamaChat, resolveChatWrapper } = await nodeLlamaCpp();
   const model = await llama.loadModel({ modelPath: options.modelPath });
@@ -104,68 +106,81 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Ch
     return contextText.tokenize(model.tokenizer).length;
   }
 
+  async function measure(messages: ChatMessage[], format?: AnswerFormat): Promise<PromptMeasure> {
+    if (format) await prepareGrammar(format);
+    const tokens = promptTokens(messages);
+    return { promptTokens: tokens, maxAnswerTokens: Math.max(0, contextSize - tokens) };
+  }
+
+  async function generate(request: GenerateRequest): Promise<GenerateResult> {
+    const grammar = await prepareGrammar(request.format);
+    let release: () => void;
+    try {
+      release = await queue.acquire(request.signal);
+    } catch (error) {
+      if (error instanceof QueueFullError)
+        throw new ChatEngineError(
+          'engine_unavailable',
+          'The model is busy with other requests; retry shortly.',
+          0,
+          false,
+        );
+      throw new ChatEngineError('cancelled', 'The request was abandoned while it waited for the model.', 0, false);
+    }
+    let completionTokens = 0;
+    const sequence = context.getSequence();
+    const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
+    try {
+      const history = toChatHistory(request.messages);
+      const prompt = request.promptTokens ?? promptTokens(request.messages);
+      const result = await chat.generateResponse(history, {
+        temperature: request.temperature,
+        maxTokens: request.maxTokens,
+        signal: request.signal,
+        stopOnAbortSignal: false,
+        ...(grammar ? { grammar } : {}),
+        onToken: (tokens) => {
+          completionTokens += tokens.length;
+        },
+        onTextChunk: (text) => request.onDelta(text),
+      });
+      const reason = result.metadata.stopReason;
+      return {
+        content: result.response,
+        finishReason: reason === 'maxTokens' ? 'length' : 'stop',
+        promptTokens: prompt,
+        completionTokens,
+      };
+    } catch (error) {
+      if (request.signal.aborted) throw new ChatEngineError('cancelled', 'The client went away.', completionTokens);
+      throw new ChatEngineError(
+        'internal_error',
+        `The model stopped unexpectedly: ${(error as Error).message}`,
+        completionTokens,
+      );
+    } finally {
+      chat.dispose();
+      sequence.dispose();
+      release();
+    }
+  }
+
   return {
     kind: 'llama',
     contextWindow: contextSize,
     model,
+    measure,
+    generate,
 
-    async measure(messages, format): Promise<PromptMeasure> {
-      if (format) await prepareGrammar(format);
-      const tokens = promptTokens(messages);
-      return { promptTokens: tokens, maxAnswerTokens: Math.max(0, contextSize - tokens) };
-    },
-
-    async generate(request: GenerateRequest): Promise<GenerateResult> {
-      const grammar = await prepareGrammar(request.format);
-      let release: () => void;
-      try {
-        release = await queue.acquire(request.signal);
-      } catch (error) {
-        if (error instanceof QueueFullError)
-          throw new ChatEngineError(
-            'engine_unavailable',
-            'The model is busy with other requests; retry shortly.',
-            0,
-            false,
-          );
-        throw new ChatEngineError('cancelled', 'The request was abandoned while it waited for the model.', 0, false);
-      }
-      let completionTokens = 0;
-      const sequence = context.getSequence();
-      const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
-      try {
-        const history = toChatHistory(request.messages);
-        const prompt = request.promptTokens ?? promptTokens(request.messages);
-        const result = await chat.generateResponse(history, {
-          temperature: request.temperature,
-          maxTokens: request.maxTokens,
-          signal: request.signal,
-          stopOnAbortSignal: false,
-          ...(grammar ? { grammar } : {}),
-          onToken: (tokens) => {
-            completionTokens += tokens.length;
-          },
-          onTextChunk: (text) => request.onDelta(text),
-        });
-        const reason = result.metadata.stopReason;
-        return {
-          content: result.response,
-          finishReason: reason === 'maxTokens' ? 'length' : 'stop',
-          promptTokens: prompt,
-          completionTokens,
-        };
-      } catch (error) {
-        if (request.signal.aborted) throw new ChatEngineError('cancelled', 'The client went away.', completionTokens);
-        throw new ChatEngineError(
-          'internal_error',
-          `The model stopped unexpectedly: ${(error as Error).message}`,
-          completionTokens,
-        );
-      } finally {
-        chat.dispose();
-        sequence.dispose();
-        release();
-      }
+    async start({ maxTokens, ...request }: StartRequest): Promise<StartedAnswer> {
+      const measured = await measure(request.messages, request.format);
+      if (measured.maxAnswerTokens < 1) return { measure: measured };
+      const answer = generate({
+        ...request,
+        maxTokens: Math.min(maxTokens, measured.maxAnswerTokens),
+        promptTokens: measured.promptTokens,
+      });
+      return { measure: measured, answer };
     },
 
     async close() {

@@ -1,18 +1,19 @@
 // The llama engine on its worker thread against the same engine in this thread, on the tiny GGUF: the same request
-// gives the same answer and counts (greedy decoding), the answer's text arrives in pieces that add up to it, and what
+// gives the same answer and counts (greedy decoding), also when measured and started in one step, the answer's text
+// arrives in pieces that add up to it, and what
 // the worker refuses or stops crosses the thread as a ChatEngineError with its code, tokens and `started` (busy,
 // abandoned, closed).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadChatConfig } from '../config.ts';
 import { tinyModelPath } from '../tiny-model-fixture.ts';
-import { ChatEngineError, type ChatEngine, type GenerateRequest } from './engine.ts';
+import { ChatEngineError, type GenerateRequest, type LocalChatEngine } from './engine.ts';
 import { createLlamaEngine } from './llama-engine.ts';
 import { createLlamaWorkerEngine, type LlamaWorkerEngine } from './llama-worker-engine.ts';
 import { rejectionOf } from '../../test-support/rejection.ts';
 
 const test = suite('llama engine on a worker thread');
-let inThread: ChatEngine;
+let inThread: LocalChatEngine;
 let onWorker: LlamaWorkerEngine;
 
 const messages = [{ role: 'user' as const, content: 'Summarise the release meeting in two sentences.' }];
@@ -48,6 +49,43 @@ test('the same request gives the same answer, counts and context window as the e
   // Pieces are batched on the worker (at most every 10 ms), so there are fewer than tokens but more than one.
   assert.ok(pieces.length > 1 && pieces.length <= expected.completionTokens, `${pieces.length} pieces`);
   assert.is(pieces.join(''), actual.content);
+});
+
+test('start: the measure of `measure` and the answer of `generate`, clamped to the room the prompt leaves', async () => {
+  const pieces: string[] = [];
+  const started = await onWorker.start(request({ onDelta: (text) => pieces.push(text) }));
+  assert.equal(started.measure, await inThread.measure(messages));
+  const answer = await started.answer;
+  assert.equal(answer, await inThread.generate(request()));
+  assert.is(pieces.join(''), answer!.content);
+  // A bound above the room left is clamped to it (unclamped, node-llama-cpp fails once the context is full: it cannot
+  // shift out a prompt this long).
+  const long = [{ role: 'user' as const, content: 'word '.repeat(320) }];
+  const near = await onWorker.start(request({ messages: long, maxTokens: 5000 }));
+  assert.ok(near.measure.maxAnswerTokens > 0 && near.measure.maxAnswerTokens < 200, `${near.measure.maxAnswerTokens}`);
+  const filled = await near.answer!;
+  assert.equal(filled, await inThread.generate(request({ messages: long, maxTokens: near.measure.maxAnswerTokens })));
+  assert.is(filled.finishReason, 'length');
+});
+
+test('start: a prompt that leaves no room starts nothing, and the slot stays free', async () => {
+  const tooLong = [{ role: 'user' as const, content: 'word '.repeat(5000) }];
+  const started = await onWorker.start(request({ messages: tooLong }));
+  assert.is(started.answer, undefined);
+  assert.is(started.measure.maxAnswerTokens, 0);
+  assert.equal(started.measure, await inThread.measure(tooLong));
+  // One slot and no queue: a slot held by the refused start would make this busy.
+  const next = await onWorker.start(request({ maxTokens: 5 }));
+  assert.is((await next.answer!).completionTokens, 5);
+});
+
+test('start: a schema that makes no grammar fails the start itself as invalid_answer, nothing started', async () => {
+  const failed = await rejectionOf(
+    // node-llama-cpp maps a `oneOf` over its items; one that is not a list cannot become a grammar.
+    onWorker.start(request({ format: { type: 'json_schema', schema: { oneOf: 3 } } })),
+    ChatEngineError,
+  );
+  assert.equal([failed.code, failed.started], ['invalid_answer', false]);
 });
 
 test('a second call while the only slot is busy is refused as engine_unavailable, nothing started', async () => {

@@ -12,18 +12,22 @@ import { startWorker } from '../../workers/start-worker.ts';
 import {
   ChatEngineError,
   type AnswerFormat,
-  type ChatEngine,
   type GenerateRequest,
   type GenerateResult,
+  type LocalChatEngine,
   type PromptMeasure,
+  type StartedAnswer,
+  type StartRequest,
 } from './engine.ts';
 import type { LlamaEngineOptions } from './llama-engine.ts';
 import type { FromLlamaWorker, SerializedFailure, ToLlamaWorker } from './llama-worker-protocol.ts';
 
 interface Call {
-  resolve(value: PromptMeasure | GenerateResult): void;
+  resolve(value: PromptMeasure | GenerateResult | undefined): void;
   reject(error: Error): void;
   onDelta?(text: string): void;
+  /** A `start`'s measure; when `generating`, the answer follows and settles the call. */
+  onStarted?(measure: PromptMeasure, generating: boolean): void;
 }
 
 interface Running {
@@ -36,7 +40,7 @@ const failureOf = (error: SerializedFailure): Error =>
     ? new ChatEngineError(error.code, error.message, error.tokens, error.started)
     : new Error(error.message);
 
-export interface LlamaWorkerEngine extends ChatEngine {
+export interface LlamaWorkerEngine extends LocalChatEngine {
   /** The worker thread now serving the model (tests stop it to see a crash handled). */
   workerThread(): Promise<Worker>;
 }
@@ -67,9 +71,14 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
       const call = calls.get(message.id);
       if (!call) return;
       if (message.type === 'delta') return call.onDelta?.(message.text);
+      if (message.type === 'started') {
+        call.onStarted?.(message.measure, message.generating);
+        if (message.generating) return;
+      }
       calls.delete(message.id);
       refWhileBusy(worker);
       if (message.type === 'failed') call.reject(failureOf(message.error));
+      else if (message.type === 'started') call.resolve(undefined);
       else call.resolve(message.type === 'measured' ? message.measure : message.result);
     });
     // A worker that stops fails what it had; the next call starts another (unless the engine was closed).
@@ -93,19 +102,32 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
     return (await current).worker;
   }
 
-  async function ask<T extends PromptMeasure | GenerateResult>(
+  async function ask<T extends PromptMeasure | GenerateResult | undefined>(
     message: (id: number) => ToLlamaWorker,
-    onDelta?: (text: string) => void,
+    listeners: Pick<Call, 'onDelta' | 'onStarted'> = {},
   ): Promise<{ id: number; worker: Worker; result: Promise<T> }> {
     const target = await worker();
     const id = nextId++;
     const result = new Promise<T>((resolve, reject) => {
-      calls.set(id, { resolve: resolve as Call['resolve'], reject, onDelta });
+      calls.set(id, { resolve: resolve as Call['resolve'], reject, ...listeners });
     });
     refWhileBusy(target);
     target.postMessage(message(id));
     return { id, worker: target, result };
   }
+
+  /** The answer of a generation in the worker; the caller's abort stops it there. */
+  async function untilDone<T>(target: Worker, id: number, result: Promise<T>, signal: AbortSignal): Promise<T> {
+    const abort = () => target.postMessage({ type: 'abort', id } satisfies ToLlamaWorker);
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      return await result;
+    } finally {
+      signal.removeEventListener('abort', abort);
+    }
+  }
+
+  const cancelledBeforeAsking = () => new ChatEngineError('cancelled', 'The client went away.', 0, false);
 
   current = start();
   const first = await current;
@@ -122,19 +144,32 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
     },
 
     async generate({ signal, onDelta, ...request }: GenerateRequest): Promise<GenerateResult> {
-      if (signal.aborted) throw new ChatEngineError('cancelled', 'The client went away.', 0, false);
+      if (signal.aborted) throw cancelledBeforeAsking();
       const {
         id,
         worker: target,
         result,
-      } = await ask<GenerateResult>((id) => ({ type: 'generate', id, request }), onDelta);
-      const abort = () => target.postMessage({ type: 'abort', id } satisfies ToLlamaWorker);
-      signal.addEventListener('abort', abort, { once: true });
-      try {
-        return await result;
-      } finally {
-        signal.removeEventListener('abort', abort);
-      }
+      } = await ask<GenerateResult>((id) => ({ type: 'generate', id, request }), {
+        onDelta,
+      });
+      return untilDone(target, id, result, signal);
+    },
+
+    async start({ signal, onDelta, ...request }: StartRequest): Promise<StartedAnswer> {
+      if (signal.aborted) throw cancelledBeforeAsking();
+      let onStarted!: Call['onStarted'];
+      const started = new Promise<{ measure: PromptMeasure; generating: boolean }>(
+        (resolve) => (onStarted = (measure, generating) => resolve({ measure, generating })),
+      );
+      const {
+        id,
+        worker: target,
+        result,
+      } = await ask<GenerateResult | undefined>((id) => ({ type: 'start', id, request }), { onDelta, onStarted });
+      const answer = untilDone(target, id, result, signal);
+      // `started` comes before the answer; a failure before it (a schema that makes no grammar) is the start's.
+      const { measure, generating } = await Promise.race([started, answer.then(() => started)]);
+      return generating ? { measure, answer: answer as Promise<GenerateResult> } : { measure };
     },
 
     async close() {

@@ -1,11 +1,21 @@
 // The messages between the llama engine's worker thread (llama-worker.ts) and the engine the chat service uses
-// (llama-worker-engine.ts). Requests carry an id; a generation streams `delta`s and ends with `done` or `failed`.
+// (llama-worker-engine.ts). Requests carry an id; a generation streams `delta`s and ends with `done` or `failed`. A
+// `start` is answered `started` first (the prompt's measure); when the prompt leaves room, its generation follows.
 import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
-import type { AnswerFormat, ChatEngineError, GenerateRequest, GenerateResult, PromptMeasure } from './engine.ts';
+import type {
+  AnswerFormat,
+  ChatEngineError,
+  GenerateRequest,
+  GenerateResult,
+  PromptMeasure,
+  StartRequest,
+} from './engine.ts';
 
 export type ToLlamaWorker =
   | { type: 'measure'; id: number; messages: ChatMessage[]; format?: AnswerFormat }
   | { type: 'generate'; id: number; request: Omit<GenerateRequest, 'signal' | 'onDelta'> }
+  /** Measure the prompt, then generate when it leaves room (LocalChatEngine.start). */
+  | { type: 'start'; id: number; request: Omit<StartRequest, 'signal' | 'onDelta'> }
   /** The caller went away: stop that generation (it ends with `failed`, code `cancelled`). */
   | { type: 'abort'; id: number }
   /** Dispose of the model and exit. */
@@ -16,6 +26,8 @@ export type FromLlamaWorker =
   /** The model did not load; the worker exits. */
   | { type: 'fatal'; message: string }
   | { type: 'measured'; id: number; measure: PromptMeasure }
+  /** `generating: false`: the prompt left no room and the `start` ends here. */
+  | { type: 'started'; id: number; measure: PromptMeasure; generating: boolean }
   | { type: 'delta'; id: number; text: string }
   | { type: 'done'; id: number; result: GenerateResult }
   | { type: 'failed'; id: number; error: SerializedFailure };

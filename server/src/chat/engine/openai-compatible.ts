@@ -4,7 +4,7 @@
 // content delta. The prompt measure before generating is an estimate (4 characters per token plus 4 per message),
 // used only for the reservation: the charge is what the upstream reports.
 import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
-import { ChatEngineError, type ChatEngine, type GenerateRequest, type GenerateResult } from './engine.ts';
+import { ChatEngineError, type GenerateRequest, type GenerateResult, type UpstreamChatEngine } from './engine.ts';
 
 export interface OpenAiCompatibleChatOptions {
   baseUrl: string;
@@ -43,7 +43,7 @@ async function* ssePayloads(body: ReadableStream<Uint8Array>): AsyncGenerator<st
   }
 }
 
-export function createOpenAiCompatibleChatEngine(options: OpenAiCompatibleChatOptions): ChatEngine {
+export function createOpenAiCompatibleChatEngine(options: OpenAiCompatibleChatOptions): UpstreamChatEngine {
   const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const maxAnswerTokens = options.maxAnswerTokens ?? 32000;
 
