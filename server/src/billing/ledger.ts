@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LedgerEntry, LedgerEntryKind } from '../../../generated/client/types.gen.ts';
 import type { Database } from '../db/database.ts';
+import { fixedSqlTransaction, type FixedSql } from '../db/fixed-sql-transaction.ts';
 import { fromMinor, now, toIso } from '../db/rows.ts';
 import { errors } from '../http/api-error.ts';
 import { paginate, type Page } from '../http/pagination.ts';
@@ -34,6 +35,30 @@ const toLedgerEntry = (row: LedgerRow): LedgerEntry => ({
 const AVAILABLE_SQL =
   'balance_minor + (CASE WHEN overdraft_enabled THEN credit_limit_minor ELSE 0 END) - reserved_minor';
 
+// Every write is fixed SQL text (fixed-sql-transaction.ts): these run on nearly every request that costs money.
+const SQL = {
+  balanceOf: 'SELECT balance_minor FROM accounts WHERE id = ?',
+  addToBalance: 'UPDATE accounts SET balance_minor = balance_minor + ?, updated_at = ? WHERE id = ?',
+  /** Holds funds only where they are available: the one conditional UPDATE that makes overspending impossible. */
+  holdFunds: `UPDATE accounts SET reserved_minor = reserved_minor + ?, updated_at = ? WHERE id = ? AND ${AVAILABLE_SQL} >= ?`,
+  releaseFunds: 'UPDATE accounts SET reserved_minor = reserved_minor - ? WHERE id = ?',
+  insertEntry:
+    'INSERT INTO ledger_entries (id, account_id, kind, amount_minor, balance_after_minor, reference, description, ' +
+    'reservation_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  insertReservation:
+    'INSERT INTO reservations (id, account_id, amount_minor, reference, status, created_at, settled_at) ' +
+    "VALUES (?, ?, ?, ?, 'active', ?, NULL)",
+  reservationOf: 'SELECT account_id, amount_minor, reference FROM reservations WHERE id = ?',
+  growReservation: "UPDATE reservations SET amount_minor = amount_minor + ? WHERE id = ? AND status = 'active'",
+  settleReservation: "UPDATE reservations SET status = ?, settled_at = ? WHERE id = ? AND status = 'active'",
+};
+
+interface ReservationRow {
+  account_id: string;
+  amount_minor: number | string;
+  reference: string | null;
+}
+
 export interface Reservation {
   id: string;
   accountId: string;
@@ -41,64 +66,65 @@ export interface Reservation {
 }
 
 export function createLedger(db: Database) {
+  const transaction = fixedSqlTransaction(db);
+
   async function record(
-    trx: Database,
+    sql: FixedSql,
     accountId: string,
     kind: LedgerEntryKind,
     amountMinor: number,
     extra: { reference?: string | null; description?: string | null; reservationId?: string | null } = {},
   ): Promise<LedgerRow> {
-    const account = await trx('accounts').where({ id: accountId }).first('balance_minor');
+    const account = await sql.get<{ balance_minor: number | string }>(SQL.balanceOf, accountId);
     const row: LedgerRow = {
       id: randomUUID(),
       account_id: accountId,
       kind,
       amount_minor: amountMinor,
-      balance_after_minor: Number(account.balance_minor),
+      balance_after_minor: Number(account!.balance_minor),
       reference: extra.reference ?? null,
       description: extra.description ?? null,
       reservation_id: extra.reservationId ?? null,
       created_at: now(),
     };
-    await trx('ledger_entries').insert(row);
+    await sql.run(
+      SQL.insertEntry,
+      row.id,
+      row.account_id,
+      row.kind,
+      row.amount_minor,
+      row.balance_after_minor,
+      row.reference,
+      row.description,
+      row.reservation_id,
+      row.created_at,
+    );
     return row;
   }
 
-  async function changeBalance(trx: Database, accountId: string, deltaMinor: number): Promise<void> {
-    const updated = await trx('accounts')
-      .where({ id: accountId })
-      .update({ balance_minor: trx.raw('balance_minor + ?', [deltaMinor]), updated_at: now() });
+  async function changeBalance(sql: FixedSql, accountId: string, deltaMinor: number): Promise<void> {
+    const updated = await sql.run(SQL.addToBalance, deltaMinor, now(), accountId);
     if (updated === 0) throw errors.notFound('id', 'account');
   }
 
   return {
     /** Adds funds (topup, amount > 0) or corrects the balance (adjust, amount ≠ 0). */
     async credit(accountId: string, kind: 'topup' | 'adjust', amountMinor: number, description: string | null = null) {
-      return db.transaction(async (trx) => {
-        await changeBalance(trx, accountId, amountMinor);
-        return toLedgerEntry(await record(trx, accountId, kind, amountMinor, { description }));
+      return transaction(async (sql) => {
+        await changeBalance(sql, accountId, amountMinor);
+        return toLedgerEntry(await record(sql, accountId, kind, amountMinor, { description }));
       });
     },
 
     /** Holds funds atomically; throws 402 insufficient_balance when the available funds do not cover them. */
     async reserve(accountId: string, amountMinor: number, reference: string | null = null): Promise<Reservation> {
-      return db.transaction(async (trx) => {
-        const updated = await trx('accounts')
-          .where({ id: accountId })
-          .andWhere(trx.raw(`${AVAILABLE_SQL} >= ?`, [amountMinor]))
-          .update({ reserved_minor: trx.raw('reserved_minor + ?', [amountMinor]), updated_at: now() });
+      return transaction(async (sql) => {
+        const at = now();
+        const updated = await sql.run(SQL.holdFunds, amountMinor, at, accountId, amountMinor);
         if (updated === 0) throw errors.insufficientBalance();
         const id = randomUUID();
-        await trx('reservations').insert({
-          id,
-          account_id: accountId,
-          amount_minor: amountMinor,
-          reference,
-          status: 'active',
-          created_at: now(),
-          settled_at: null,
-        });
-        await record(trx, accountId, 'reserve', -amountMinor, { reference, reservationId: id });
+        await sql.run(SQL.insertReservation, id, accountId, amountMinor, reference, at);
+        await record(sql, accountId, 'reserve', -amountMinor, { reference, reservationId: id });
         return { id, accountId, amountMinor };
       });
     },
@@ -110,19 +136,14 @@ export function createLedger(db: Database) {
     async extend(reservationId: string, addMinor: number): Promise<boolean> {
       const notCovered = new Error('not covered');
       try {
-        return await db.transaction(async (trx) => {
+        return await transaction(async (sql) => {
           // Reservation first: its row lock (PostgreSQL) keeps a concurrent settle from interleaving.
-          const grown = await trx('reservations')
-            .where({ id: reservationId, status: 'active' })
-            .update({ amount_minor: trx.raw('amount_minor + ?', [addMinor]) });
+          const grown = await sql.run(SQL.growReservation, addMinor, reservationId);
           if (grown === 0) return false;
-          const reservation = await trx('reservations').where({ id: reservationId }).first();
-          const updated = await trx('accounts')
-            .where({ id: reservation.account_id })
-            .andWhere(trx.raw(`${AVAILABLE_SQL} >= ?`, [addMinor]))
-            .update({ reserved_minor: trx.raw('reserved_minor + ?', [addMinor]), updated_at: now() });
+          const reservation = (await sql.get<ReservationRow>(SQL.reservationOf, reservationId))!;
+          const updated = await sql.run(SQL.holdFunds, addMinor, now(), reservation.account_id, addMinor);
           if (updated === 0) throw notCovered; // rolls the reservation change back
-          await record(trx, reservation.account_id, 'reserve', -addMinor, {
+          await record(sql, reservation.account_id, 'reserve', -addMinor, {
             reference: reservation.reference,
             reservationId,
           });
@@ -139,20 +160,17 @@ export function createLedger(db: Database) {
      * reservation that is already settled is left alone and `false` is returned, so nothing is charged twice.
      */
     async settle(reservationId: string, chargeMinor: number, description: string | null = null): Promise<boolean> {
-      return db.transaction(async (trx) => {
-        const settled = await trx('reservations')
-          .where({ id: reservationId, status: 'active' })
-          .update({ status: chargeMinor > 0 ? 'captured' : 'released', settled_at: now() });
+      return transaction(async (sql) => {
+        const status = chargeMinor > 0 ? 'captured' : 'released';
+        const settled = await sql.run(SQL.settleReservation, status, now(), reservationId);
         if (settled === 0) return false;
-        const reservation = await trx('reservations').where({ id: reservationId }).first();
+        const reservation = (await sql.get<ReservationRow>(SQL.reservationOf, reservationId))!;
         const held = Number(reservation.amount_minor);
-        await trx('accounts')
-          .where({ id: reservation.account_id })
-          .update({ reserved_minor: trx.raw('reserved_minor - ?', [held]) });
-        await record(trx, reservation.account_id, 'release', held, { reference: reservation.reference, reservationId });
+        await sql.run(SQL.releaseFunds, held, reservation.account_id);
+        await record(sql, reservation.account_id, 'release', held, { reference: reservation.reference, reservationId });
         if (chargeMinor > 0) {
-          await changeBalance(trx, reservation.account_id, -chargeMinor);
-          await record(trx, reservation.account_id, 'capture', -chargeMinor, {
+          await changeBalance(sql, reservation.account_id, -chargeMinor);
+          await record(sql, reservation.account_id, 'capture', -chargeMinor, {
             reference: reservation.reference,
             description,
             reservationId,
