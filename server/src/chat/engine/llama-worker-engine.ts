@@ -127,7 +127,23 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
     }
   }
 
-  const cancelledBeforeAsking = () => new ChatEngineError('cancelled', 'The client went away.', 0, false);
+  /** LocalChatEngine.start: one `start` message; resolves with the measure once the worker sends `started`. */
+  async function startAnswer({ signal, onDelta, ...request }: StartRequest): Promise<StartedAnswer> {
+    if (signal.aborted) throw new ChatEngineError('cancelled', 'The client went away.', 0, false);
+    let onStarted!: Call['onStarted'];
+    const started = new Promise<{ measure: PromptMeasure; generating: boolean }>(
+      (resolve) => (onStarted = (measure, generating) => resolve({ measure, generating })),
+    );
+    const {
+      id,
+      worker: target,
+      result,
+    } = await ask<GenerateResult | undefined>((id) => ({ type: 'start', id, request }), { onDelta, onStarted });
+    const answer = untilDone(target, id, result, signal);
+    // `started` comes before the answer; a failure before it (a schema that makes no grammar) is the start's.
+    const { measure, generating } = await Promise.race([started, answer.then(() => started)]);
+    return generating ? { measure, answer: answer as Promise<GenerateResult> } : { measure };
+  }
 
   current = start();
   const first = await current;
@@ -143,33 +159,16 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
       return result;
     },
 
-    async generate({ signal, onDelta, ...request }: GenerateRequest): Promise<GenerateResult> {
-      if (signal.aborted) throw cancelledBeforeAsking();
-      const {
-        id,
-        worker: target,
-        result,
-      } = await ask<GenerateResult>((id) => ({ type: 'generate', id, request }), {
-        onDelta,
-      });
-      return untilDone(target, id, result, signal);
-    },
+    start: startAnswer,
 
-    async start({ signal, onDelta, ...request }: StartRequest): Promise<StartedAnswer> {
-      if (signal.aborted) throw cancelledBeforeAsking();
-      let onStarted!: Call['onStarted'];
-      const started = new Promise<{ measure: PromptMeasure; generating: boolean }>(
-        (resolve) => (onStarted = (measure, generating) => resolve({ measure, generating })),
-      );
-      const {
-        id,
-        worker: target,
-        result,
-      } = await ask<GenerateResult | undefined>((id) => ({ type: 'start', id, request }), { onDelta, onStarted });
-      const answer = untilDone(target, id, result, signal);
-      // `started` comes before the answer; a failure before it (a schema that makes no grammar) is the start's.
-      const { measure, generating } = await Promise.race([started, answer.then(() => started)]);
-      return generating ? { measure, answer: answer as Promise<GenerateResult> } : { measure };
+    // The request is already clamped to the room the prompt leaves (GenerateRequest.maxTokens), so the worker's own
+    // measure finds that room again; its count of the prompt replaces the caller's.
+    async generate({ promptTokens: _counted, ...request }: GenerateRequest): Promise<GenerateResult> {
+      const { answer } = await startAnswer(request);
+      if (!answer) {
+        throw new ChatEngineError('context_length_exceeded', 'The prompt leaves no room for an answer.', 0, false);
+      }
+      return answer;
     },
 
     async close() {

@@ -1,19 +1,11 @@
 // The messages between the llama engine's worker thread (llama-worker.ts) and the engine the chat service uses
-// (llama-worker-engine.ts). Requests carry an id; a generation streams `delta`s and ends with `done` or `failed`. A
-// `start` is answered `started` first (the prompt's measure); when the prompt leaves room, its generation follows.
+// (llama-worker-engine.ts). Requests carry an id. A `start` is answered `started` (the prompt's measure); when the
+// prompt leaves room, its generation follows: `delta`s, then `done` or `failed`.
 import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
-import type {
-  AnswerFormat,
-  ChatEngineError,
-  GenerateRequest,
-  GenerateResult,
-  PromptMeasure,
-  StartRequest,
-} from './engine.ts';
+import type { AnswerFormat, ChatEngineError, GenerateResult, PromptMeasure, StartRequest } from './engine.ts';
 
 export type ToLlamaWorker =
   | { type: 'measure'; id: number; messages: ChatMessage[]; format?: AnswerFormat }
-  | { type: 'generate'; id: number; request: Omit<GenerateRequest, 'signal' | 'onDelta'> }
   /** Measure the prompt, then generate when it leaves room (LocalChatEngine.start). */
   | { type: 'start'; id: number; request: Omit<StartRequest, 'signal' | 'onDelta'> }
   /** The caller went away: stop that generation (it ends with `failed`, code `cancelled`). */

@@ -26,22 +26,17 @@ try {
   const running = new Map<number, AbortController>();
   const finished = new Set<Promise<void>>();
 
-  /** Runs a `generate` or a `start` (its measure goes back before the answer), streaming the answer's text. */
-  async function answer(id: number, message: Extract<ToLlamaWorker, { type: 'generate' | 'start' }>) {
+  /** Runs a `start`: its measure goes back before the answer, whose text is streamed. */
+  async function start(id: number, request: Extract<ToLlamaWorker, { type: 'start' }>['request']) {
     const controller = new AbortController();
     running.set(id, controller);
     const pacer = createDeltaPacer({ intervalMs: DELTA_BATCH_MS, graceMs: 2 });
     pacer.start((text) => send({ type: 'delta', id, text }));
-    const request = { ...message.request, signal: controller.signal, onDelta: pacer.add };
     try {
-      let result;
-      if (message.type === 'generate') result = await engine.generate(request);
-      else {
-        const started = await engine.start(request);
-        send({ type: 'started', id, measure: started.measure, generating: started.answer !== undefined });
-        if (!started.answer) return;
-        result = await started.answer;
-      }
+      const started = await engine.start({ ...request, signal: controller.signal, onDelta: pacer.add });
+      send({ type: 'started', id, measure: started.measure, generating: started.answer !== undefined });
+      if (!started.answer) return;
+      const result = await started.answer;
       pacer.flush();
       send({ type: 'done', id, result });
     } catch (error) {
@@ -61,9 +56,8 @@ try {
           (error: unknown) => send({ type: 'failed', id: message.id, error: serialized(error) }),
         );
         break;
-      case 'generate':
       case 'start': {
-        const done = answer(message.id, message);
+        const done = start(message.id, message.request);
         finished.add(done);
         void done.finally(() => finished.delete(done));
         break;
