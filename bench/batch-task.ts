@@ -18,7 +18,9 @@ export async function transcribeAsync(base: string, apiKey: string, wav: Buffer<
   form.set('file', new Blob([wav]), 'readings.wav');
   const auth = { Authorization: `Bearer ${apiKey}` };
   const reply = await fetch(`${base}/v3/transcriptions/async/create`, { method: 'POST', headers: auth, body: form });
-  const { transcription_id: id } = (await reply.json()) as { transcription_id: string };
+  const body = (await reply.json()) as { transcription_id?: string };
+  if (!reply.ok) throw new Error(`batch task upload: ${reply.status} ${JSON.stringify(body)}`);
+  const id = body.transcription_id!;
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const status = await fetch(`${base}/v3/transcriptions/status/${id}`, { headers: auth });
