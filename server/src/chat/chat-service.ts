@@ -23,6 +23,7 @@ import { chatModelVariables, type ChatModelId } from './config.ts';
 import {
   ChatEngineError,
   type ChatEngine,
+  type GenerateRequest,
   type GenerateResult,
   type LocalChatEngine,
   type PromptMeasure,
@@ -30,7 +31,6 @@ import {
 } from './engine/engine.ts';
 import type { ChatEngines } from './engines.ts';
 import { answerFormatOf, isInvalidAnswer } from './json-answer.ts';
-import { createDeltaPacer } from './delta-pacer.ts';
 import { createSseStream, type SseStream } from './sse-stream.ts';
 
 /** The contract's default and upper bound of `max_tokens`. */
@@ -85,10 +85,14 @@ interface Begun {
 
 type AnswerFormatCheck = ReturnType<typeof answerFormatOf>;
 
-/** The shortest time between two content deltas of a streamed answer (the contract says "about every 10 ms"). */
+/**
+ * The shortest time between two content deltas of a streamed answer (the contract says "about every 10 ms"). The
+ * engine paces its text (delta-pacer.ts) and each piece it hands on is written as one event.
+ */
 const DELTA_INTERVAL_MS = 10;
-/** How long after that interval text waits for the next token before it is written without one (delta-pacer.ts). */
-const DELTA_GRACE_MS = 2;
+
+/** How a call wants its answer's text while it is generated (nothing, for a call that waits for the whole answer). */
+type Deltas = Pick<GenerateRequest, 'onDelta' | 'deltaIntervalMs'>;
 
 const usageOf = (promptTokens: number, completionTokens: number): TokenUsage => ({
   prompt_tokens: promptTokens,
@@ -171,7 +175,7 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   /** Accepts a call and starts its answer; resolves once the funds are held, rejects with what refused the call. */
-  async function begin(call: ChatCall, onDelta: (text: string) => void, onGenerated?: () => void): Promise<Begun> {
+  async function begin(call: ChatCall, deltas: Deltas = {}): Promise<Begun> {
     let engine: ChatEngine;
     let format: AnswerFormatCheck;
     try {
@@ -182,8 +186,8 @@ export function createChatService(deps: ChatServiceDeps) {
       throw error;
     }
     return engine.kind === 'llama'
-      ? beginLocal(call, engine, format, onDelta, onGenerated)
-      : beginUpstream(call, engine, format, onDelta, onGenerated);
+      ? beginLocal(call, engine, format, deltas)
+      : beginUpstream(call, engine, format, deltas);
   }
 
   /**
@@ -196,8 +200,7 @@ export function createChatService(deps: ChatServiceDeps) {
     call: ChatCall,
     engine: LocalChatEngine,
     format: AnswerFormatCheck,
-    onDelta: (text: string) => void,
-    onGenerated?: () => void,
+    deltas: Deltas,
   ): Promise<Begun> {
     const refused = new AbortController();
     let measured: Measured;
@@ -210,7 +213,7 @@ export function createChatService(deps: ChatServiceDeps) {
           maxTokens: call.maxTokens ?? MAX_TOKENS,
           format: format.format,
           signal: AbortSignal.any([call.signal, refused.signal]),
-          onDelta,
+          ...deltas,
         })
         .catch((error: unknown) => {
           throw apiErrorOf(error);
@@ -222,7 +225,7 @@ export function createChatService(deps: ChatServiceDeps) {
       throw error;
     }
     const prepared: Prepared = { ...measured, reservation: reserve(call, measured) };
-    const answer = run(call, prepared, started.answer!, onGenerated);
+    const answer = run(call, prepared, started.answer!);
     // The answer may fail while the funds are still being held (a busy model); its caller sees that failure later.
     answer.catch(() => undefined);
     try {
@@ -240,8 +243,7 @@ export function createChatService(deps: ChatServiceDeps) {
     call: ChatCall,
     engine: ChatEngine,
     format: AnswerFormatCheck,
-    onDelta: (text: string) => void,
-    onGenerated?: () => void,
+    deltas: Deltas,
   ): Promise<Begun> {
     let prepared: Prepared;
     try {
@@ -262,9 +264,9 @@ export function createChatService(deps: ChatServiceDeps) {
       format: prepared.format,
       promptTokens: prepared.promptTokens,
       signal: call.signal,
-      onDelta,
+      ...deltas,
     });
-    return { prepared, answer: run(call, prepared, answer, onGenerated) };
+    return { prepared, answer: run(call, prepared, answer) };
   }
 
   /** Captures the tokens used (also after a failure: what was generated is charged). */
@@ -280,31 +282,20 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   /** Settles a started answer; a failure also tells the caller there is no answer. */
-  async function run(
-    call: ChatCall,
-    prepared: Prepared,
-    answer: Promise<GenerateResult>,
-    onGenerated?: () => void,
-  ): Promise<GenerateResult> {
+  async function run(call: ChatCall, prepared: Prepared, answer: Promise<GenerateResult>): Promise<GenerateResult> {
     try {
-      return await finish(call, prepared, answer, onGenerated);
+      return await finish(call, prepared, answer);
     } catch (error) {
       await call.onFailed?.();
       throw error;
     }
   }
 
-  async function finish(
-    call: ChatCall,
-    prepared: Prepared,
-    answer: Promise<GenerateResult>,
-    /** Called once the model has stopped, before the answer is settled (the stream's last text need not wait). */
-    onGenerated?: () => void,
-  ): Promise<GenerateResult> {
+  /** The engine has handed on all the answer's text when `answer` settles: a stream's last text waits for no charge. */
+  async function finish(call: ChatCall, prepared: Prepared, answer: Promise<GenerateResult>): Promise<GenerateResult> {
     let result: GenerateResult;
     try {
       result = await answer;
-      onGenerated?.();
     } catch (error) {
       // Refused before the model began (busy, unreachable): nothing is charged; otherwise the prompt and the tokens
       // generated so far are.
@@ -332,7 +323,7 @@ export function createChatService(deps: ChatServiceDeps) {
 
     /** The whole answer as a `chat.completion`. */
     async complete(call: ChatCall): Promise<ChatCompletion> {
-      const { prepared, answer } = await begin(call, () => undefined);
+      const { prepared, answer } = await begin(call);
       let result: GenerateResult;
       try {
         result = await answer;
@@ -356,12 +347,19 @@ export function createChatService(deps: ChatServiceDeps) {
      * before this returns, as an ordinary error response; after that, failures are in-band error events.
      */
     async stream(call: ChatCall): Promise<SseStream> {
-      // Content deltas at most every DELTA_INTERVAL_MS (see delta-pacer.ts). The text still pending when the model
-      // stops is written at once, not after the interval or the settling of the answer's charge (a database
-      // transaction): the reader has the whole answer as soon as it exists. Text made before the call is accepted
-      // (the model starts while the funds are being held) waits until the stream exists.
-      const pacer = createDeltaPacer({ intervalMs: DELTA_INTERVAL_MS, graceMs: DELTA_GRACE_MS });
-      const { prepared, answer } = await begin(call, pacer.add, pacer.flush);
+      // Content deltas as the engine paces them, at most every DELTA_INTERVAL_MS, each written when it comes. The
+      // engine hands on the text still held when the model stops at once, so it waits neither for the interval nor
+      // for the settling of the answer's charge (a database transaction): the reader has the whole answer as soon as
+      // it exists. Text made before the call is accepted (the model starts while the funds are being held) waits
+      // until the stream exists.
+      let early = '';
+      let write: (text: string) => void = (text) => {
+        early += text;
+      };
+      const { prepared, answer } = await begin(call, {
+        onDelta: (text) => write(text),
+        deltaIntervalMs: DELTA_INTERVAL_MS,
+      });
       const sse = createSseStream();
       const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'stop' | 'length' | null) =>
         ({
@@ -372,10 +370,10 @@ export function createChatService(deps: ChatServiceDeps) {
           choices: [{ index: 0, delta, finish_reason: finish }],
         }) satisfies ChatCompletionChunk;
       sse.send(chunk({ role: 'assistant', content: '' }, null));
-      pacer.start((text) => sse.send(chunk({ content: text }, null)));
+      write = (text) => sse.send(chunk({ content: text }, null));
+      if (early) write(early);
       void answer
         .then((result) => {
-          pacer.flush();
           sse.send(chunk({}, result.finishReason));
           if (call.includeUsage) {
             sse.send({
@@ -389,11 +387,9 @@ export function createChatService(deps: ChatServiceDeps) {
           }
         })
         .catch((error: unknown) => {
-          pacer.flush();
           if (!call.signal.aborted) sse.send({ error: errorObjectOf(apiErrorOf(error)) });
         })
         .finally(() => {
-          pacer.stop();
           sse.send('[DONE]');
           sse.end();
         });

@@ -80,10 +80,16 @@ test('the last content delta is written when the model stops, not at the end of 
     const last = contents.at(-1)!;
     assert.ok(contents.length >= 2, `${contents.length} content deltas`);
     delays.push(last.at - stoppedAt);
-    // The deltas before the last keep the interval (10 ms between writes; 9 here, as each is timed when it is read).
+    // The deltas before the last keep the interval: the model's thread hands its text on at most every 10 ms, and
+    // each piece is written when it reaches the server's thread. Timed here as each is read, a piece that crossed
+    // late (this thread busy for a moment) comes close before the next one (seen: 24.9 then 0.2 ms), so the check is
+    // the rate, at most one delta per 10 ms over the stream, and the median gap; deltas written per token would be
+    // ≈ 0.5 ms apart.
     const gaps = contents.slice(1, -1).map((w, i) => w.at - contents[i]!.at);
+    const span = contents.at(-2)!.at - contents[0]!.at;
+    const median = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
     assert.ok(
-      gaps.every((gap) => gap >= 9),
+      gaps.length > 0 && gaps.length <= 1 + span / 10 && median >= 9.5,
       `gaps ${gaps.map((g) => g.toFixed(1)).join(' ')}`,
     );
   }

@@ -18,8 +18,17 @@ export interface GenerateRequest {
   /** The prompt's tokens as `measure` counted them (saves tokenizing a long prompt twice). */
   promptTokens?: number;
   signal: AbortSignal;
-  /** Called with each piece of the answer as it is generated. */
-  onDelta(text: string): void;
+  /**
+   * Called with the answer's text as it is generated, all of it before the answer settles; omitted when the caller
+   * wants only the whole answer.
+   */
+  onDelta?(text: string): void;
+  /**
+   * The shortest time between two `onDelta` calls, each with the text made since the one before (delta-pacer.ts);
+   * 0 or omitted: each piece as the model makes it. The engine paces its own text, so that a model on another thread
+   * wakes its caller once per piece, not per token.
+   */
+  deltaIntervalMs?: number;
 }
 
 export interface GenerateResult {

@@ -7,6 +7,7 @@
 // sequence evaluates), the answer is every token node-llama-cpp hands to `onToken`.
 import type { ChatHistoryItem, Llama, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
+import { deltaSink } from '../delta-pacer.ts';
 import { createBoundedQueue, QueueFullError } from './bounded-queue.ts';
 import {
   ChatEngineError,
@@ -128,6 +129,7 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
       throw new ChatEngineError('cancelled', 'The request was abandoned while it waited for the model.', 0, false);
     }
     let completionTokens = 0;
+    const deltas = deltaSink(request.onDelta, request.deltaIntervalMs);
     const sequence = context.getSequence();
     const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
     try {
@@ -142,7 +144,7 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
         onToken: (tokens) => {
           completionTokens += tokens.length;
         },
-        onTextChunk: (text) => request.onDelta(text),
+        onTextChunk: deltas.add,
       });
       const reason = result.metadata.stopReason;
       return {
@@ -159,6 +161,7 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
         completionTokens,
       );
     } finally {
+      deltas.end();
       chat.dispose();
       sequence.dispose();
       release();

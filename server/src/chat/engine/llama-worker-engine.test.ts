@@ -1,6 +1,6 @@
 // The llama engine on its worker thread against the same engine in this thread, on the tiny GGUF: the same request
 // gives the same answer and counts (greedy decoding), also when measured and started in one step, the answer's text
-// arrives in pieces that add up to it, and what
+// arrives in pieces that add up to it, paced as the request asks, and what
 // the worker refuses or stops crosses the thread as a ChatEngineError with its code, tokens and `started` (busy,
 // abandoned, closed).
 import { suite } from 'uvu';
@@ -46,9 +46,34 @@ test('the same request gives the same answer, counts and context window as the e
   const actual = await onWorker.generate(request({ onDelta: (text) => pieces.push(text) }));
   assert.equal(actual, expected);
   assert.ok(expected.completionTokens > 10, `${expected.completionTokens} tokens`);
-  // Pieces are batched on the worker (at most every 10 ms), so there are fewer than tokens but more than one.
-  assert.ok(pieces.length > 1 && pieces.length <= expected.completionTokens, `${pieces.length} pieces`);
+  // Without an interval each piece comes as the model makes it: about a piece per token.
+  assert.ok(pieces.length > expected.completionTokens / 2, `${pieces.length} pieces`);
   assert.is(pieces.join(''), actual.content);
+});
+
+test('the text comes as the request paces it, and an answer nobody streams sends no text across', async () => {
+  const worker = await onWorker.workerThread();
+  let deltaMessages = 0;
+  const count = (message: { type: string }) => void (message.type === 'delta' && deltaMessages++);
+  worker.on('message', count);
+  try {
+    const pieces: { at: number; text: string }[] = [];
+    const paced = await onWorker.generate(
+      request({ maxTokens: 400, deltaIntervalMs: 10, onDelta: (text) => pieces.push({ at: performance.now(), text }) }),
+    );
+    assert.is(pieces.map((p) => p.text).join(''), paced.content);
+    assert.is(deltaMessages, pieces.length, 'one message per piece');
+    // At most a piece per 10 ms (the first at once, the held rest when the model stops), timed here as each arrives.
+    const span = pieces.at(-1)!.at - pieces[0]!.at;
+    assert.ok(pieces.length > 1 && pieces.length <= 2 + span / 10, `${pieces.length} pieces in ${span.toFixed(1)} ms`);
+    assert.ok(paced.completionTokens > 3 * pieces.length, `${paced.completionTokens} tokens`);
+
+    deltaMessages = 0;
+    assert.equal(await onWorker.generate(request({ maxTokens: 400, onDelta: undefined })), paced);
+    assert.is(deltaMessages, 0);
+  } finally {
+    worker.off('message', count);
+  }
 });
 
 test('start: the measure of `measure` and the answer of `generate`, clamped to the room the prompt leaves', async () => {

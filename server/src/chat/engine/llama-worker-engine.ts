@@ -138,7 +138,10 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
       id,
       worker: target,
       result,
-    } = await ask<GenerateResult | undefined>((id) => ({ type: 'start', id, request }), { onDelta, onStarted });
+    } = await ask<GenerateResult | undefined>(
+      (id) => ({ type: 'start', id, request: { ...request, streamed: onDelta !== undefined } }),
+      { onDelta, onStarted },
+    );
     const answer = untilDone(target, id, result, signal);
     // `started` comes before the answer; a failure before it (a schema that makes no grammar) is the start's.
     const { measure, generating } = await Promise.race([started, answer.then(() => started)]);

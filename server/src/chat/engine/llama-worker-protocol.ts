@@ -7,7 +7,7 @@ import type { AnswerFormat, ChatEngineError, GenerateResult, PromptMeasure, Star
 export type ToLlamaWorker =
   | { type: 'measure'; id: number; messages: ChatMessage[]; format?: AnswerFormat }
   /** Measure the prompt, then generate when it leaves room (LocalChatEngine.start). */
-  | { type: 'start'; id: number; request: Omit<StartRequest, 'signal' | 'onDelta'> }
+  | { type: 'start'; id: number; request: Omit<StartRequest, 'signal' | 'onDelta'> & { streamed: boolean } }
   /** The caller went away: stop that generation (it ends with `failed`, code `cancelled`). */
   | { type: 'abort'; id: number }
   /** Dispose of the model and exit. */

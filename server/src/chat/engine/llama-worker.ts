@@ -1,17 +1,13 @@
 // The worker thread of a llama model (see llama-worker-engine.ts): loads the GGUF given as workerData with the
-// in-process llama engine, then measures and generates as asked. The answer's text goes back in messages at most
-// every DELTA_BATCH_MS, each sent just after a token (delta-pacer.ts). Each message costs the model's pace: with the
-// engine called without HTTP, messages every 2 ms gave a median of 0.963 × the pace of the engine on the caller's
-// thread (8 runs), every 10 ms 0.985 (3 runs), only the first and the last 1.005 (5 runs). 10 ms is also the
-// stream's shortest interval between two deltas (chat-service.ts): text waits here about as long as it would there,
-// and a message that comes a little early waits at most the stream's 2 ms grace.
+// in-process llama engine, then measures and generates as asked. A streamed answer's text goes back as the request
+// paces it (GenerateRequest.deltaIntervalMs), one message per piece; an answer nobody streams sends none. Each
+// message costs the model's pace: with the engine called without HTTP, messages every 2 ms gave a median of 0.963 ×
+// the pace of the engine on the caller's thread (8 runs), every 10 ms 0.958–0.986 (7 runs), only the first and the
+// last 1.005 (median of 5 runs; 1.019 and 1.024 in two more).
 import { parentPort, workerData } from 'node:worker_threads';
-import { createDeltaPacer } from '../delta-pacer.ts';
 import { ChatEngineError } from './engine.ts';
 import { createLlamaEngine, type LlamaEngineOptions } from './llama-engine.ts';
 import type { FromLlamaWorker, SerializedFailure, ToLlamaWorker } from './llama-worker-protocol.ts';
-
-const DELTA_BATCH_MS = 10;
 
 const port = parentPort!;
 const send = (message: FromLlamaWorker) => port.postMessage(message);
@@ -30,20 +26,19 @@ try {
   async function start(id: number, request: Extract<ToLlamaWorker, { type: 'start' }>['request']) {
     const controller = new AbortController();
     running.set(id, controller);
-    const pacer = createDeltaPacer({ intervalMs: DELTA_BATCH_MS, graceMs: 2 });
-    pacer.start((text) => send({ type: 'delta', id, text }));
+    const { streamed, ...rest } = request;
     try {
-      const started = await engine.start({ ...request, signal: controller.signal, onDelta: pacer.add });
+      const started = await engine.start({
+        ...rest,
+        signal: controller.signal,
+        ...(streamed ? { onDelta: (text: string) => send({ type: 'delta', id, text }) } : {}),
+      });
       send({ type: 'started', id, measure: started.measure, generating: started.answer !== undefined });
       if (!started.answer) return;
-      const result = await started.answer;
-      pacer.flush();
-      send({ type: 'done', id, result });
+      send({ type: 'done', id, result: await started.answer });
     } catch (error) {
-      pacer.flush();
       send({ type: 'failed', id, error: serialized(error) });
     } finally {
-      pacer.stop();
       running.delete(id);
     }
   }

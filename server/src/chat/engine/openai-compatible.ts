@@ -4,6 +4,7 @@
 // content delta. The prompt measure before generating is an estimate (4 characters per token plus 4 per message),
 // used only for the reservation: the charge is what the upstream reports.
 import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
+import { deltaSink } from '../delta-pacer.ts';
 import { ChatEngineError, type GenerateRequest, type GenerateResult, type UpstreamChatEngine } from './engine.ts';
 
 export interface OpenAiCompatibleChatOptions {
@@ -108,6 +109,7 @@ export function createOpenAiCompatibleChatEngine(options: OpenAiCompatibleChatOp
 
       let content = '';
       let deltas = 0;
+      const sink = deltaSink(request.onDelta, request.deltaIntervalMs);
       let finishReason: GenerateResult['finishReason'] = 'stop';
       let usage: UpstreamChunk['usage'];
       try {
@@ -121,7 +123,7 @@ export function createOpenAiCompatibleChatEngine(options: OpenAiCompatibleChatOp
           if (text) {
             content += text;
             deltas++;
-            request.onDelta(text);
+            sink.add(text);
           }
           if (choice?.finish_reason === 'length') finishReason = 'length';
         }
@@ -132,6 +134,8 @@ export function createOpenAiCompatibleChatEngine(options: OpenAiCompatibleChatOp
           `The upstream chat server failed mid-answer: ${(error as Error).message}`,
           usage?.completion_tokens ?? deltas,
         );
+      } finally {
+        sink.end();
       }
       return {
         content,
