@@ -1,8 +1,9 @@
 // The `openai-compatible` engine: forwards to an upstream's `POST {base}/chat/completions` (OpenAI, vLLM, llama.cpp's
-// server, a second Scribe) with `stream: true`, and passes each content delta on as it arrives. Usage comes from the
-// upstream's usage chunk (`stream_options.include_usage`); an upstream that sends none is counted as one token per
-// content delta. The prompt measure before generating is an estimate (4 characters per token plus 4 per message),
-// used only for the reservation: the charge is what the upstream reports.
+// server, a second Scribe) with `stream: true`, and passes its content deltas on as the request paces them
+// (GenerateRequest.deltaIntervalMs; each as it arrives when it sets none). Usage comes from the upstream's usage chunk
+// (`stream_options.include_usage`); an upstream that sends none is counted as one token per content delta. The prompt
+// measure before generating is an estimate (4 characters per token plus 4 per message), used only for the
+// reservation: the charge is what the upstream reports.
 import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
 import { deltaSink } from '../delta-pacer.ts';
 import { ChatEngineError, type GenerateRequest, type GenerateResult, type UpstreamChatEngine } from './engine.ts';
