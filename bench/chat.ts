@@ -3,9 +3,9 @@
 // the same model and prompt, in rounds of neighbouring runs:
 //   tokens/s = completion tokens / (request start → last token), time to first token = request start → first content.
 // Model: the tiny test GGUF (written to a temp dir; BENCH_EMBEDDING / BENCH_LAYERS enlarge it), or BENCH_GGUF.
-// Greedy decoding (temperature 0), BENCH_TOKENS answer tokens (default 256), BENCH_ROUNDS rounds (default 41), each
-// running the direct engine and the API with two clients (see `startClient`) in one of their six orders; each round
-// gives its own ratios and the results are their medians. A run is a fraction of a second here, and the direct engine
+// Greedy decoding (temperature 0), BENCH_TOKENS answer tokens (default 256), BENCH_ROUNDS rounds (default 41) after
+// BENCH_WARM_UP_ROUNDS rounds left out (default 12), each running the direct engine and the API with two clients (see
+// `startClient`) in one of their six orders; each round gives its own ratios and the results are their medians. A run is a fraction of a second here, and the direct engine
 // alone moved between 1454 and 1696 tokens/s from one run to the next, so one ratio of two far-apart medians could
 // swing by ± 0.1; neighbouring runs see the same machine. Single rounds still range from 0.7 to 1.2 on a shared
 // machine: the median of 11 moved by ± 0.03 between runs of the benchmark, of 41 by ± 0.01–0.02 (≈ 25 s in all).
@@ -135,9 +135,6 @@ function startClient(idle: boolean): () => Promise<Run> {
 const sides = { direct: directRun, remote: startClient(true), colocated: startClient(false) };
 type Side = keyof typeof sides;
 
-// Warm-up (first evaluation allocates buffers), then rounds of the three sides in each of their six orders in turn,
-// so a drift of the machine favours none of them.
-for (const run of Object.values(sides)) await run();
 const orders: Side[][] = [
   ['direct', 'remote', 'colocated'],
   ['colocated', 'remote', 'direct'],
@@ -146,9 +143,19 @@ const orders: Side[][] = [
   ['remote', 'colocated', 'direct'],
   ['direct', 'colocated', 'remote'],
 ];
+// Warm-up rounds, then rounds of the three sides in each of their six orders in turn, so a drift of the machine
+// favours none of them. Both sides speed up over their first seconds (2026-11-27: the direct engine from ≈ 1200 to
+// ≈ 2000 tokens/s over its first 8–9 runs, the API's sides a little sooner, so rounds 2–6 gave ratios of 1.2–1.9):
+// WARM_UP_ROUNDS rounds are run in the same way and left out.
+const WARM_UP_ROUNDS = Number(process.env.BENCH_WARM_UP_ROUNDS ?? 12);
 const runs: Record<Side, Run[]> = { direct: [], remote: [], colocated: [] };
-for (let round = 0; round < ROUNDS; round++) {
-  for (const side of orders[round % orders.length]!) runs[side].push(await sides[side]());
+const warmUp: Run[] = [];
+for (let round = -WARM_UP_ROUNDS; round < ROUNDS; round++) {
+  for (const side of orders[(round + WARM_UP_ROUNDS) % orders.length]!) {
+    const run = await sides[side]();
+    if (round >= 0) runs[side].push(run);
+    else if (side === 'direct') warmUp.push(run);
+  }
 }
 
 const tokensPerSecond = (r: Run) => r.tokens / r.seconds;
@@ -175,6 +182,10 @@ const remote = against('remote');
 const colocated = against('colocated');
 const generated = `generated GGUF (embedding ${process.env.BENCH_EMBEDDING ?? 64}, ${process.env.BENCH_LAYERS ?? 2} layers)`;
 console.log(`model: ${process.env.BENCH_GGUF ?? generated}; ${ROUNDS} rounds of ${TOKENS} tokens per side, greedy`);
+console.log(
+  `warm-up: ${WARM_UP_ROUNDS} rounds left out (the direct engine's tokens/s in them: ` +
+    `${warmUp.map((r) => tokensPerSecond(r).toFixed(0)).join(' ')})`,
+);
 console.log(`direct engine: ${d.tokensPerSecond.toFixed(0)} tokens/s, time to first token ${d.ttftMs.toFixed(1)} ms`);
 for (const [name, a] of [
   ['remote-like client (idle priority)', remote],
