@@ -924,9 +924,10 @@ export const zChatCompletionStreamDone = z.literal('[DONE]');
  *
  * The payload of one server-sent event of a streamed chat answer (`stream: true`, `Content-Type:
  * text/event-stream`): the text after `data: ` on one event. Each event is written as `data: <payload>\n\n`
- * (no `event:` or `id:` fields). Tokens are sent as they are generated (the answer is not buffered); content
- * chunks are at most about every 10 ms, so when the model makes tokens faster than that, one chunk holds the
- * text of several tokens; the last content chunk is written as soon as the model stops. Order:
+ * (no `event:` or `id:` fields). Tokens are sent as they are generated (the answer is not buffered); the first
+ * content chunk is sent at once and later ones at most about every 20 ms (50 a second), so when the model makes
+ * tokens faster than that, one chunk holds the text of several tokens; the last content chunk is written as soon
+ * as the model stops. Order:
  *
  * 1. a chunk whose delta is `{"role": "assistant", "content": ""}`;
  * 2. content chunks, each with `delta.content` holding the next piece of the answer (one token or more);
