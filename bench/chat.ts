@@ -5,10 +5,11 @@
 // Model: the tiny test GGUF (written to a temp dir; BENCH_EMBEDDING / BENCH_LAYERS enlarge it), or BENCH_GGUF.
 // Greedy decoding (temperature 0), BENCH_TOKENS answer tokens (default 256), BENCH_ROUNDS rounds (default 41) after
 // BENCH_WARM_UP_ROUNDS rounds left out (default 12), each running the direct engine and the API with two clients (see
-// `startClient`) in one of their six orders; each round gives its own ratios and the results are their medians. A run is a fraction of a second here, and the direct engine
-// alone moved between 1454 and 1696 tokens/s from one run to the next, so one ratio of two far-apart medians could
-// swing by ± 0.1; neighbouring runs see the same machine. Single rounds still range from 0.7 to 1.2 on a shared
-// machine: the median of 11 moved by ± 0.03 between runs of the benchmark, of 41 by ± 0.01–0.02 (≈ 25 s in all).
+// `startClient`) in one of their six orders; each round gives its own ratios and the results are their medians. A
+// run is a fraction of a second here, and the direct engine alone moved between 1454 and 1696 tokens/s from one run
+// to the next, so one ratio of two far-apart medians could swing by ± 0.1; neighbouring runs see the same machine.
+// Single rounds still range from 0.7 to 1.2 on a shared machine: the median of 11 moved by ± 0.03 between runs of the
+// benchmark, of 41 by ± 0.01–0.02 (≈ 25 s in all).
 // Targets: API ≥ 0.95 × direct tokens/s; added time to first token ≤ 20 ms.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -57,9 +57,10 @@ test('the last content delta is written when the model stops, not at the end of 
     prices: loadConfig({}).prices,
     reserveCapTokens: 1000,
   });
-  // Eight answers: text held back for the rest of the interval (0–20 ms) or for the charge would arrive more than 3 ms
-  // after the model stopped in most of them (seven of eight within 3 ms by chance: well under 0.1 %). One late answer is
-  // allowed: on a loaded machine the process can be scheduled out for a few ms between the model's end and the write.
+  // Eight answers: text held back for the rest of the interval (0–20 ms) or for the charge would arrive more than
+  // 3 ms after the model stopped in most of them (seven of eight within 3 ms by chance: well under 0.1 %). One late
+  // answer is allowed: on a loaded machine the process can be scheduled out for a few ms between the model's end and
+  // the write.
   const delays: number[] = [];
   for (let answer = 0; answer < 8; answer++) {
     const sse = await service.stream({
@@ -82,11 +83,11 @@ test('the last content delta is written when the model stops, not at the end of 
     const last = contents.at(-1)!;
     assert.ok(contents.length >= 2, `${contents.length} content deltas`);
     delays.push(last.at - stoppedAt);
-    // The deltas before the last keep the interval: the model's thread hands its text on at most every INTERVAL_MS, and
-    // each piece is written when it reaches the server's thread. Timed here as each is read, a piece that crossed
+    // The deltas before the last keep the interval: the model's thread hands its text on at most every INTERVAL_MS,
+    // and each piece is written when it reaches the server's thread. Timed here as each is read, a piece that crossed
     // late (this thread busy for a moment) comes close before the next one (seen: 24.9 then 0.2 ms), so the check is
-    // the rate, at most one delta per INTERVAL_MS over the stream, and the median gap; deltas written per token would be
-    // ≈ 0.5 ms apart.
+    // the rate, at most one delta per INTERVAL_MS over the stream, and the median gap; deltas written per token would
+    // be ≈ 0.5 ms apart.
     const gaps = contents.slice(1, -1).map((w, i) => w.at - contents[i]!.at);
     const span = contents.at(-2)!.at - contents[0]!.at;
     const median = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!;
