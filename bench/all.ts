@@ -71,7 +71,7 @@ const benchmarks: Benchmark[] = [
   {
     name: 'chat',
     script: 'bench/chat.ts',
-    // Its own defaults (41 rounds of 256 tokens, ≈ 25 s): with 128 tokens an answer takes ≈ 0.1 s, and the request's
+    // Its own defaults (101 rounds of 256 tokens, ≈ 70 s): with 128 tokens an answer takes ≈ 0.1 s, and the request's
     // own start (≈ 5 ms, the time-to-first-token row) was 5 % of the tokens/s row by itself.
     defaults: {},
     parse: (out) => [

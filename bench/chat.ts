@@ -3,13 +3,14 @@
 // the same model and prompt, in rounds of neighbouring runs:
 //   tokens/s = completion tokens / (request start → last token), time to first token = request start → first content.
 // Model: the tiny test GGUF (written to a temp dir; BENCH_EMBEDDING / BENCH_LAYERS enlarge it), or BENCH_GGUF.
-// Greedy decoding (temperature 0), BENCH_TOKENS answer tokens (default 256), BENCH_ROUNDS rounds (default 41) after
+// Greedy decoding (temperature 0), BENCH_TOKENS answer tokens (default 256), BENCH_ROUNDS rounds (default 101) after
 // BENCH_WARM_UP_ROUNDS rounds left out (default 12), each running the direct engine and the API with two clients (see
 // `startClient`) in one of their six orders; each round gives its own ratios and the results are their medians. A
 // run is a fraction of a second here, and the direct engine alone moved between 1454 and 1696 tokens/s from one run
 // to the next, so one ratio of two far-apart medians could swing by ± 0.1; neighbouring runs see the same machine.
-// Single rounds still range from 0.7 to 1.2 on a shared machine: the median of 11 moved by ± 0.03 between runs of the
-// benchmark, of 41 by ± 0.01–0.02 (≈ 25 s in all).
+// Single rounds still range from 0.7 to 1.6 on a shared machine: the median of 11 moved by ± 0.03 between runs of the
+// benchmark, of 41 by ± 0.01–0.02, so the default is 101 (≈ 70 s in all), and the report gives each median's 95 %
+// interval (from the rounds' order statistics, no assumption on their distribution) next to it.
 // Targets: API ≥ 0.95 × direct tokens/s; added time to first token ≤ 20 ms.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +26,7 @@ import { writeTinyModel } from '../server/src/chat/engine/tiny-model.ts';
 import { loadConfig } from '../server/src/config.ts';
 
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 256);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 101);
 const dir = mkdtempSync(join(tmpdir(), 'scribe-bench-chat-'));
 const modelPath = process.env.BENCH_GGUF ?? join(dir, 'tiny.gguf');
 // BENCH_EMBEDDING / BENCH_LAYERS make the generated model larger (slower per token, closer to a real model's pace).
@@ -47,6 +48,20 @@ interface Run {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/**
+ * The 95 % confidence interval of a median: of n values in order, the true median lies between the values ranked
+ * ⌊n/2 − 1.96·√n/2⌋ and ⌈1 + n/2 + 1.96·√n/2⌉ with a probability of about 95 % whatever the values' distribution
+ * (the count of values below it is binomial; Conover, Practical Nonparametric Statistics). With 101 rounds: the 40th
+ * and the 62nd.
+ */
+function medianInterval(values: number[]): [number, number] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = (1.96 * Math.sqrt(sorted.length)) / 2;
+  const low = Math.max(1, Math.floor(sorted.length / 2 - half));
+  const high = Math.min(sorted.length, Math.ceil(1 + sorted.length / 2 + half));
+  return [sorted[low - 1]!, sorted[high - 1]!];
+}
+const interval = ([low, high]: [number, number]) => `95 % interval ${low.toFixed(3)}–${high.toFixed(3)}`;
 
 // The engine exactly as the server builds it (same context size, threads, parallel slots).
 const chatConfig = loadChatConfig(process.env);
@@ -174,6 +189,7 @@ function against(side: 'remote' | 'colocated') {
     ...summary(runs[side]),
     ratios,
     ratio: median(ratios),
+    interval: medianInterval(ratios),
     addedTtft: median(runs[side].map((api, i) => api.ttftMs - runs.direct[i]!.ttftMs)),
     pace: median(runs[side].map((api, i) => pace(api) / pace(runs.direct[i]!))),
   };
@@ -202,11 +218,12 @@ console.log(
     `ms of the request's start costs the ratio ${(d.tokensPerSecond / d.tokens / 10).toFixed(2)} %`,
 );
 console.log(
-  `co-located client (reported): ratio ${colocated.ratio.toFixed(3)}, added time to first token ` +
-    `${colocated.addedTtft.toFixed(1)} ms`,
+  `co-located client (reported): ratio ${colocated.ratio.toFixed(3)} (${interval(colocated.interval)}), added time ` +
+    `to first token ${colocated.addedTtft.toFixed(1)} ms`,
 );
 console.log(
-  `ratio ${remote.ratio.toFixed(3)} (target ≥ 0.95: ${remote.ratio >= 0.95 ? 'met' : 'NOT met'}); added time to ` +
+  `ratio ${remote.ratio.toFixed(3)} (${interval(remote.interval)}; target ≥ 0.95: ` +
+    `${remote.ratio >= 0.95 ? 'met' : 'NOT met'}); added time to ` +
     `first token ${remote.addedTtft.toFixed(1)} ms (target ≤ 20 ms: ${remote.addedTtft <= 20 ? 'met' : 'NOT met'})`,
 );
 
