@@ -21,6 +21,11 @@ const number = (text: string, pattern: RegExp): number | undefined => {
   const match = pattern.exec(text);
   return match ? Number(match[1]) : undefined;
 };
+/** A printed 95 % interval of a median, shown after the value (nothing when the benchmark printed none). */
+const intervalOf = (text: string, pattern: RegExp): string => {
+  const match = pattern.exec(text);
+  return match ? ` (95 % interval ${match[1]})` : '';
+};
 
 /** A row from a printed number; `measured` says "not printed" when the benchmark's output changed. */
 function row(benchmark: string, value: number | undefined, unit: string, target: string, met?: (v: number) => boolean) {
@@ -78,14 +83,14 @@ const benchmarks: Benchmark[] = [
       row(
         'chat: tokens/s, API / direct (remote-like client)',
         number(out, /^ratio ([\d.]+)/m),
-        '',
+        intervalOf(out, /^ratio [\d.]+ \(95 % interval ([\d.]+–[\d.]+)/m),
         '≥ 0.95',
         (v) => v >= 0.95,
       ),
       row(
         'chat: tokens/s, API / direct (co-located client)',
         number(out, /^co-located client \(reported\): ratio ([\d.]+)/m),
-        '',
+        intervalOf(out, /^co-located client \(reported\): ratio [\d.]+ \(95 % interval ([\d.]+–[\d.]+)/m),
         '(reported)',
       ),
       row(
