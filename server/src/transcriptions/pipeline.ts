@@ -47,7 +47,7 @@ export function createPipeline(deps: PipelineDeps) {
 
   async function finish(job: JobRow, owner: string, changes: Partial<JobRow>): Promise<void> {
     // The final state and "its event is still to be sent" are one write; the flag is cleared once the event is in
-    // the webhook queue, and a flag left by a crash in between is swept up (runner.ts), so no event is lost.
+    // the webhook queue, and a flag left by a crash in between is swept up (webhooks/service.ts), so no event is lost.
     const ended = await jobs.advance(job.id, owner, [...UNFINISHED], {
       ...changes,
       completed_at: now(),

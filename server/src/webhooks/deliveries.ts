@@ -136,10 +136,13 @@ export function createDeliveryStore(db: Database, options: { leaseMs: number }) 
     db('webhook_deliveries').where({ id, lease_owner: owner, status: 'pending' });
 
   return {
-    /** Stores deliveries; one per task, type and endpoint (a repeated report of the same final state adds none). */
-    async insert(rows: DeliveryRow[]): Promise<void> {
+    /**
+     * Stores deliveries; one per task, type and endpoint (a repeated report of the same final state adds none). In
+     * the caller's transaction when given one, so that other writes commit with them.
+     */
+    async insert(rows: DeliveryRow[], trx: Database = db): Promise<void> {
       if (rows.length === 0) return;
-      await db('webhook_deliveries').insert(rows).onConflict(['webhook_id', 'task_id', 'event_type']).ignore();
+      await trx('webhook_deliveries').insert(rows).onConflict(['webhook_id', 'task_id', 'event_type']).ignore();
     },
 
     async get(id: string): Promise<DeliveryRow | undefined> {

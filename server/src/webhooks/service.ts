@@ -74,28 +74,34 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
   const deliveries = createDeliveryStore(db, { leaseMs: config.timeoutMs + LEASE_MARGIN_MS });
   const dispatcher = createDispatcher({ deliveries, webhooks: store, guard, config, logger });
 
-  async function enqueueTaskEvent(task: JobRow): Promise<void> {
+  /** The deliveries of a task's final event: one per enabled endpoint of its account subscribed to the event type. */
+  async function deliveriesOf(task: JobRow): Promise<DeliveryRow[]> {
     const type = eventTypeOf(task.status);
-    if (!type) return;
+    if (!type) return [];
     const endpoints = (await store.ofAccount(task.account_id)).filter(
       (webhook) => toBool(webhook.enabled) && (parseJson<WebhookEventType[]>(webhook.events) ?? []).includes(type),
     );
-    if (endpoints.length === 0) return;
     const eventId = eventIdOf(task.id, type);
     const payload = JSON.stringify(taskEvent(eventId, type, task));
     const at = now();
-    await deliveries.insert(
-      endpoints.map((webhook) =>
-        newDelivery({ webhookId: webhook.id, eventId, eventType: type, taskId: task.id, payload, at }),
-      ),
+    return endpoints.map((webhook) =>
+      newDelivery({ webhookId: webhook.id, eventId, eventType: type, taskId: task.id, payload, at }),
     );
-    dispatcher.wake();
   }
 
+  /**
+   * Hands the event over: the deliveries and the cleared `event_pending` commit together, so that a reader who sees
+   * the flag cleared sees the deliveries, and a crash in between leaves the flag for the sweep. The dispatcher is
+   * woken after the commit, so it never sends an event whose hand-over could still roll back.
+   */
   async function onFinal(task: JobRow): Promise<void> {
     try {
-      await enqueueTaskEvent(task);
-      await db('transcriptions').where({ id: task.id }).update({ event_pending: false });
+      const rows = await deliveriesOf(task);
+      await db.transaction(async (trx) => {
+        await deliveries.insert(rows, trx);
+        await trx('transcriptions').where({ id: task.id }).update({ event_pending: false });
+      });
+      if (rows.length > 0) dispatcher.wake();
     } catch (err) {
       logger.error({ err, taskId: task.id }, 'the webhook event of a finished task could not be enqueued');
     }
