@@ -81,6 +81,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
     const endpoints = (await store.ofAccount(task.account_id)).filter(
       (webhook) => toBool(webhook.enabled) && (parseJson<WebhookEventType[]>(webhook.events) ?? []).includes(type),
     );
+    if (endpoints.length === 0) return [];
     const eventId = eventIdOf(task.id, type);
     const payload = JSON.stringify(taskEvent(eventId, type, task));
     const at = now();
@@ -91,17 +92,24 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
 
   /**
    * Hands the event over: the deliveries and the cleared `event_pending` commit together, so that a reader who sees
-   * the flag cleared sees the deliveries, and a crash in between leaves the flag for the sweep. The dispatcher is
-   * woken after the commit, so it never sends an event whose hand-over could still roll back.
+   * the flag cleared sees the deliveries, and a crash before the commit leaves the flag for the sweep. The dispatcher
+   * is woken after the commit, so it never sends an event whose hand-over could still roll back. A task with no
+   * endpoint to send to (most tasks) only clears its flag, without a transaction.
    */
   async function onFinal(task: JobRow): Promise<void> {
     try {
       const rows = await deliveriesOf(task);
+      const clearFlag = (executor: Database) =>
+        executor('transcriptions').where({ id: task.id }).update({ event_pending: false });
+      if (rows.length === 0) {
+        await clearFlag(db);
+        return;
+      }
       await db.transaction(async (trx) => {
         await deliveries.insert(rows, trx);
-        await trx('transcriptions').where({ id: task.id }).update({ event_pending: false });
+        await clearFlag(trx);
       });
-      if (rows.length > 0) dispatcher.wake();
+      dispatcher.wake();
     } catch (err) {
       logger.error({ err, taskId: task.id }, 'the webhook event of a finished task could not be enqueued');
     }
