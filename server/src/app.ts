@@ -34,7 +34,8 @@ import { dispatch } from './http/dispatch.ts';
 import { errorHandler } from './http/error-handler.ts';
 import type { HandlerGroup, Handlers } from './http/operation.ts';
 import { createIdempotencyStore } from './http/idempotency.ts';
-import { createRateLimit } from './http/rate-limit.ts';
+import { createFailedAuthLimit, createRateLimit } from './http/rate-limit.ts';
+import { createSignatureNonces } from './http/signature-nonces.ts';
 import { requestId } from './http/request-id.ts';
 import { keyHandlers } from './keys/handlers.ts';
 import { createCredentialCache } from './keys/credential-cache.ts';
@@ -299,7 +300,14 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
       router: createRouter(api),
       validateRequest: createRequestValidator(api),
       handlers,
-      auth: { accounts: accountStore, keys, adminToken: config.adminToken, now: options.now ?? Date.now },
+      auth: {
+        accounts: accountStore,
+        keys,
+        adminToken: config.adminToken,
+        now: options.now ?? Date.now,
+        nonces: createSignatureNonces(db),
+        failedAuth: createFailedAuthLimit(db, config.failedAuth),
+      },
       rateLimit,
       idempotency: createIdempotencyStore(db),
       validateResponses: config.validateResponses,

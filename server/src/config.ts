@@ -60,6 +60,12 @@ export interface Config {
   requestsPerSecond: number;
   /** How long an authenticated Bearer key is remembered in-process (ms; 0 = read the database on every request). */
   authCacheMs: number;
+  /**
+   * Refused Bearer keys and signatures allowed per client address (`perAddress`) and per client address and presented
+   * credential (`perCredential`) within `windowSeconds` before that address gets 429; 0 turns a limit off. Off by
+   * default under NODE_ENV=test, where suites send hundreds of deliberately refused credentials from 127.0.0.1.
+   */
+  failedAuth: { perAddress: number; perCredential: number; windowSeconds: number };
   /** The transcription pipeline (issue 4): engine, workers, job leases, async limits, media URL guard. */
   transcription: TranscriptionConfig;
   /** Text generation (issue 6): engines of `service-mini` / `service-pro`, their threads, queue and reservation cap. */
@@ -341,6 +347,11 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentJobs: integer(merged, 'SCRIBE_MAX_CONCURRENT_JOBS', 5),
     requestsPerSecond: integer(merged, 'SCRIBE_RATE_LIMIT_RPS', 10),
     authCacheMs: integer(merged, 'SCRIBE_AUTH_CACHE_MS', 2000),
+    failedAuth: {
+      perAddress: integer(merged, 'SCRIBE_AUTH_FAILURES_PER_ADDRESS', environment === 'test' ? 0 : 100),
+      perCredential: integer(merged, 'SCRIBE_AUTH_FAILURES_PER_CREDENTIAL', environment === 'test' ? 0 : 10),
+      windowSeconds: integer(merged, 'SCRIBE_AUTH_FAILURE_WINDOW_S', 60) || 60,
+    },
     transcription: {
       model: merged.SCRIBE_TRANSCRIBE_MODEL || 'pocketsphinx',
       upstreamApiKey: merged.SCRIBE_TRANSCRIBE_API_KEY || undefined,

@@ -23,6 +23,7 @@ const TABLES = [
   'media_chunks',
   'server_settings',
   'transcript_chats',
+  'signature_nonces',
 ];
 
 /** Every migration, in order (the list in db/migrations.ts). */
@@ -36,6 +37,7 @@ const ALL = [
   '20261123010000_transcript_chats',
   '20261125000000_media_chunks',
   '20261125010000_server_settings',
+  '20261128150000_signature_nonces',
 ];
 
 async function userTables(db: Database, kind: string): Promise<string[]> {

@@ -9,6 +9,7 @@ import * as streamSessions from '../../migrations/20261122030000_stream_sessions
 import * as transcriptChats from '../../migrations/20261123010000_transcript_chats.ts';
 import * as mediaChunks from '../../migrations/20261125000000_media_chunks.ts';
 import * as serverSettings from '../../migrations/20261125010000_server_settings.ts';
+import * as signatureNonces from '../../migrations/20261128150000_signature_nonces.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '20261121210000_core': core,
@@ -20,6 +21,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261123010000_transcript_chats': transcriptChats,
   '20261125000000_media_chunks': mediaChunks,
   '20261125010000_server_settings': serverSettings,
+  '20261128150000_signature_nonces': signatureNonces,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

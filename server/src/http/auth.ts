@@ -1,12 +1,16 @@
 // Authentication by the operation's security scheme: Bearer keys on v3, the three signed headers on v2/v1 (HMAC over
-// `public_key\ntimestamp`, ±300 s, or the `X-Signature-Version: 2` canonical string with method, path and body hash),
-// and the operator token on /admin. Blocked accounts are refused here, except where an operation says otherwise.
+// `public_key\ntimestamp`, ±300 s, or the `X-Signature-Version: 2` canonical string with method, path, body hash and
+// an optional nonce accepted once), and the operator token on /admin. Blocked accounts are refused here, except where
+// an operation says otherwise. Refused Bearer keys and signatures are counted per client address, which is refused
+// with 429 for a while once it has failed too often.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { AccountRow, AccountStore } from '../accounts/store.ts';
 import type { KeyService } from '../keys/service.ts';
 import { ApiError, errors } from './api-error.ts';
 import { connectionSecretHash } from './connection-secret-hash.ts';
+import type { FailedAuthLimit } from './rate-limit.ts';
+import type { SignatureNonces } from './signature-nonces.ts';
 
 export type SecurityScheme = 'bearer' | 'signed' | 'admin' | 'none';
 
@@ -25,7 +29,15 @@ export interface AuthDeps {
   keys: KeyService;
   adminToken: string | undefined;
   now: () => number;
+  nonces: SignatureNonces;
+  /** Undefined when refused credentials are not limited. */
+  failedAuth: FailedAuthLimit | undefined;
 }
+
+/** `X-Signature-Nonce`: a client-chosen value, unique per key pair within the window (a UUID fits). */
+const NONCE = /^[A-Za-z0-9_-]{16,128}$/;
+
+const EMPTY_BODY_SHA256 = createHash('sha256').digest('hex');
 
 /** Operations where a blocked account gets 409 instead of 403 (the seed: updating a webhook). */
 const blockedIsConflict = new Set(['updateWebhook']);
@@ -51,22 +63,25 @@ async function bearer(ctx: Context, deps: AuthDeps, operationId: string): Promis
   return account;
 }
 
-export function canonicalString(
-  ctx: Context,
-  publicKey: string,
-  timestamp: string,
-  rawBody: Buffer | undefined,
-): string {
+/**
+ * Whether the request's signature covers its body (`X-Signature-Version: 2`): then a multipart body has to be read
+ * (and hashed as it streams to disk) before the request can be authenticated.
+ */
+export function signatureCoversBody(ctx: Context, scheme: SecurityScheme): boolean {
+  return scheme === 'signed' && ctx.get('X-Signature-Version') === '2';
+}
+
+/** The string a signature covers; `bodySha256` is the lowercase hex SHA-256 of the body exactly as received. */
+export function canonicalString(ctx: Context, publicKey: string, timestamp: string, bodySha256: string): string {
   if (ctx.get('X-Signature-Version') === '2') {
-    const bodyHash = createHash('sha256')
-      .update(rawBody ?? Buffer.alloc(0))
-      .digest('hex');
-    return `${publicKey}\n${timestamp}\n${ctx.method}\n${ctx.url}\n${bodyHash}`;
+    const nonce = ctx.get('X-Signature-Nonce');
+    const signed = `${publicKey}\n${timestamp}\n${ctx.method}\n${ctx.url}\n${bodySha256}`;
+    return nonce ? `${signed}\n${nonce}` : signed;
   }
   return `${publicKey}\n${timestamp}`;
 }
 
-async function signed(ctx: Context, deps: AuthDeps, rawBody: Buffer | undefined): Promise<AccountRow> {
+async function signed(ctx: Context, deps: AuthDeps, bodySha256: () => string): Promise<AccountRow> {
   const publicKey = ctx.get('X-Public-Key');
   const timestamp = ctx.get('X-Timestamp');
   const signature = ctx.get('X-Signature');
@@ -78,13 +93,27 @@ async function signed(ctx: Context, deps: AuthDeps, rawBody: Buffer | undefined)
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(deps.now() / 1000 - Number(timestamp)) > SIGNATURE_WINDOW_SECONDS) {
     throw errors.invalidApiKey(`X-Timestamp must be the current Unix time (±${SIGNATURE_WINDOW_SECONDS} s).`);
   }
+  const nonce = ctx.get('X-Signature-Nonce');
+  // The version 1 string is fixed by the interface document and cannot cover a nonce, so one sent with it is refused
+  // rather than silently not protecting anything.
+  if (nonce && version !== '2') {
+    throw errors.invalidApiKey(
+      'X-Signature-Nonce needs X-Signature-Version: 2 (the version 1 signature cannot cover it).',
+    );
+  }
+  if (nonce && !NONCE.test(nonce)) {
+    throw errors.invalidApiKey('X-Signature-Nonce must be 16 to 128 letters, digits, "-" or "_".');
+  }
   const accountId = await deps.keys.verifySignature(
     publicKey,
-    canonicalString(ctx, publicKey, timestamp, rawBody),
+    canonicalString(ctx, publicKey, timestamp, version === '2' ? bodySha256() : ''),
     signature.toLowerCase(),
   );
   const account = accountId ? await deps.accounts.find(accountId) : undefined;
   if (!account) throw errors.invalidApiKey('Invalid signature.');
+  if (nonce && !(await deps.nonces.use(publicKey, nonce, deps.now(), SIGNATURE_WINDOW_SECONDS * 1000))) {
+    throw errors.invalidApiKey('This X-Signature-Nonce has already been used.');
+  }
   if (account.blocked) throw errors.userBlocked();
   return account;
 }
@@ -102,24 +131,62 @@ function admin(ctx: Context, deps: AuthDeps): void {
 
 const noAccount = Promise.resolve(undefined);
 
+/** The credential a request presents, as it is counted when refused: never a secret itself. */
+function presentedCredential(ctx: Context, scheme: 'bearer' | 'signed'): string | undefined {
+  if (scheme === 'signed') {
+    const publicKey = ctx.get('X-Public-Key');
+    return publicKey ? `pk:${publicKey.slice(0, 128)}` : undefined;
+  }
+  const authorization = ctx.get('Authorization');
+  return authorization ? `bearer:${createHash('sha256').update(authorization).digest('hex').slice(0, 32)}` : undefined;
+}
+
+/**
+ * Runs a scheme's check under the failed-authentication limit. A request without credentials guesses nothing and is
+ * neither refused by the limit nor counted.
+ */
+async function limited(
+  ctx: Context,
+  limit: FailedAuthLimit,
+  credential: string,
+  check: () => Promise<AccountRow>,
+): Promise<AccountRow> {
+  const address = ctx.req.socket.remoteAddress ?? 'unknown';
+  await limit.check(address, credential);
+  try {
+    return await check();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) await limit.fail(address, credential);
+    throw error;
+  }
+}
+
 // Not an async function itself: it hands on the scheme's promise rather than wrapping it in one more (this runs on
 // every request). A refused admin token throws here, which the awaiting dispatcher sees as the same rejection.
+/**
+ * `rawBody` is a JSON body read whole; `uploadSha256` the SHA-256 of a multipart body already read (what a version 2
+ * signature covers, see signatureCoversBody).
+ */
 export function authenticate(
   ctx: Context,
   deps: AuthDeps,
   scheme: SecurityScheme,
   operationId: string,
   rawBody: Buffer | undefined,
+  uploadSha256?: string,
 ): Promise<AccountRow | undefined> {
-  switch (scheme) {
-    case 'bearer':
-      return bearer(ctx, deps, operationId);
-    case 'signed':
-      return signed(ctx, deps, rawBody);
-    case 'admin':
-      admin(ctx, deps);
-      return noAccount;
-    case 'none':
-      return noAccount;
+  if (scheme === 'admin') {
+    admin(ctx, deps);
+    return noAccount;
   }
+  if (scheme === 'none') return noAccount;
+  const check =
+    scheme === 'bearer'
+      ? () => bearer(ctx, deps, operationId)
+      : () =>
+          signed(ctx, deps, () =>
+            rawBody ? createHash('sha256').update(rawBody).digest('hex') : (uploadSha256 ?? EMPTY_BODY_SHA256),
+          );
+  const credential = deps.failedAuth && presentedCredential(ctx, scheme);
+  return credential ? limited(ctx, deps.failedAuth!, credential, check) : check();
 }

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { ApiError, errors } from './api-error.ts';
-import { authenticate, type AuthDeps } from './auth.ts';
+import { authenticate, signatureCoversBody, type AuthDeps } from './auth.ts';
 import type { AccountRow } from '../accounts/store.ts';
 import { readMultipartUpload, removeUpload, type MultipartUpload } from '../media/multipart.ts';
 import { mediaTypeOf, parseJsonBody, readRawBody } from './body.ts';
@@ -134,8 +134,24 @@ export function dispatch(deps: DispatchDeps) {
     const mediaType = mediaTypeOf(ctx);
     const rawBody = plan.acceptsJson && mediaType === 'application/json' ? await readRawBody(ctx) : undefined;
 
-    const account = await authenticate(ctx, deps.auth, plan.scheme, operationId, rawBody);
-    const rateHeaders = account ? await deps.rateLimit.consume(account.id) : undefined;
+    const readUpload = () =>
+      readMultipartUpload(ctx.req, {
+        dir: deps.uploads.dir,
+        maxFileBytes: operation['x-limits']?.max_file_bytes ?? deps.uploads.maxBytes,
+      });
+    const multipart = plan.acceptsMultipart && mediaType === 'multipart/form-data';
+    // A version 2 signature covers the body: a multipart one is read first (hashed as it streams to disk) and removed
+    // again if the signature does not verify; otherwise the form is read only after authentication.
+    const signedUpload = multipart && signatureCoversBody(ctx, plan.scheme) ? await readUpload() : undefined;
+    let account: AccountRow | undefined;
+    let rateHeaders: RateLimitHeaders | undefined;
+    try {
+      account = await authenticate(ctx, deps.auth, plan.scheme, operationId, rawBody, signedUpload?.bodySha256);
+      rateHeaders = account ? await deps.rateLimit.consume(account.id) : undefined;
+    } catch (error) {
+      await removeUpload(signedUpload);
+      throw error;
+    }
     if (rateHeaders) ctx.state.rateLimitHeaders = rateHeaders;
 
     // An optional body may be omitted altogether: no Content-Type and nothing sent.
@@ -145,13 +161,7 @@ export function dispatch(deps: DispatchDeps) {
       if (sentBody) throw errors.unsupportedMediaType(mediaType, [...declared]);
     }
     // A multipart form is read after authentication: its file streams to disk under the operation's size limit.
-    const upload =
-      plan.acceptsMultipart && mediaType === 'multipart/form-data'
-        ? await readMultipartUpload(ctx.req, {
-            dir: deps.uploads.dir,
-            maxFileBytes: operation['x-limits']?.max_file_bytes ?? deps.uploads.maxBytes,
-          })
-        : undefined;
+    const upload = signedUpload ?? (multipart ? await readUpload() : undefined);
     if (!upload) return handleBody(ctx, route, account, rawBody, mediaType, undefined, rateHeaders);
     try {
       return await handleBody(ctx, route, account, rawBody, mediaType, upload, rateHeaders);
@@ -212,7 +222,15 @@ export function dispatch(deps: DispatchDeps) {
     if (upload?.file) request.upload = upload.file;
     const idempotencyKey = account && plan.acceptsIdempotencyKey ? ctx.get('Idempotency-Key') : '';
     const reply = idempotencyKey
-      ? await runOnce(deps.idempotency, account!.id, idempotencyKey, operationId, rawBody, () => handler(request), ctx)
+      ? await runOnce(
+          deps.idempotency,
+          account!.id,
+          idempotencyKey,
+          operationId,
+          upload ?? rawBody,
+          () => handler(request),
+          ctx,
+        )
       : await handler(request);
 
     // A server-sent event reply (chat `stream: true`) is a stream its handler writes while it generates: piped as it
@@ -297,11 +315,11 @@ async function runOnce(
   accountId: string,
   key: string,
   operationId: OperationId,
-  rawBody: Buffer | undefined,
+  body: Buffer | MultipartUpload | undefined,
   run: () => Promise<Reply<OperationId>>,
   ctx: Context,
 ): Promise<Reply<OperationId>> {
-  const stored = await store.claim(accountId, key, operationId, requestHash(operationId, rawBody));
+  const stored = await store.claim(accountId, key, operationId, requestHash(operationId, body));
   if (stored) {
     ctx.set('Idempotent-Replayed', 'true');
     return stored as Reply<OperationId>;

@@ -1,8 +1,19 @@
 // Idempotency-Key on SQLite and PostgreSQL: a replay returns the stored response without creating anything again,
-// another body with the same key is 409, keys are per account, and a failed request can be retried with its key.
+// another body with the same key is 409 (for a multipart upload: another file or other fields, whatever boundary the
+// client picked), keys are per account, and a failed request can be retried with its key.
+import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { goforward } from '../test-support/audio.ts';
 import { databaseKinds, useHarness } from '../test-support/harness.ts';
+
+/** A new FormData per send: fetch writes a new random boundary each time, so the raw bodies always differ. */
+function uploadForm(file: string, language = 'en'): FormData {
+  const form = new FormData();
+  form.set('language', language);
+  form.set('file', new Blob([readFileSync(file)]), 'audio');
+  return form;
+}
 
 for (const kind of databaseKinds) {
   const test = suite(`idempotency (${kind})`);
@@ -33,6 +44,26 @@ for (const kind of databaseKinds) {
     assert.is(conflict.status, 409);
     assert.is(conflict.body.error.code, 'idempotency_key_reused');
     assert.is((await h.db('webhooks').where({ account_id: account.id })).length, 1);
+  });
+
+  test('multipart: the same file and fields replay (another boundary), another file or field is 409', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 10 });
+    const headers = { 'Idempotency-Key': 'upload-1' };
+    const create = (form: FormData) =>
+      h.v3(account.apiKey, 'POST', '/v3/transcriptions/async/create', { form, headers });
+    const first = await create(uploadForm(goforward('wav')));
+    assert.is(first.status, 202, first.text);
+    const same = await create(uploadForm(goforward('wav')));
+    assert.is(same.status, 202, same.text);
+    assert.equal(same.body, first.body);
+    assert.is(same.headers.get('idempotent-replayed'), 'true');
+    const otherFile = await create(uploadForm(goforward('mp3')));
+    assert.is(otherFile.status, 409, otherFile.text);
+    assert.is(otherFile.body.error.code, 'idempotency_key_reused');
+    const otherField = await create(uploadForm(goforward('wav'), 'ru'));
+    assert.is(otherField.status, 409, otherField.text);
+    assert.is((await h.db('transcriptions').where({ account_id: account.id })).length, 1);
   });
 
   test('keys are per account: another account may use the same key', async () => {

@@ -1,9 +1,10 @@
-// Idempotency-Key on creating POSTs: the same key with the same body within 24 h replays the stored response; the
-// same key with another body (or another operation) is 409 idempotency_key_reused. The key is claimed before the
-// handler runs, so two concurrent requests with one key cannot both create something; a request that fails with an
+// Idempotency-Key on creating POSTs: the same key with the same body (for a multipart form: the same fields and file)
+// within 24 h replays the stored response; the same key with another body (or another operation) is 409
+// idempotency_key_reused. The key is claimed before the handler runs, so two concurrent requests with one key cannot both create something; a request that fails with an
 // error is not stored, so it can be retried with the same key.
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
+import type { MultipartUpload } from '../media/multipart.ts';
 import { now } from '../db/rows.ts';
 import { ApiError, errors } from './api-error.ts';
 
@@ -15,12 +16,31 @@ export interface StoredResponse {
   headers: Record<string, string>;
 }
 
-export function requestHash(operationId: string, rawBody: Buffer | undefined): string {
-  return createHash('sha256')
-    .update(operationId)
-    .update('\0')
-    .update(rawBody ?? Buffer.alloc(0))
-    .digest('hex');
+/**
+ * What "the same request" means for a multipart form: its parsed fields and the file's name, type and SHA-256, not the
+ * raw bytes. Clients pick a new random boundary for every send, so two sends of one form differ byte for byte; a user
+ * retrying the same upload expects a replay, and one sending another file (or other fields) a 409.
+ */
+function formFingerprint(upload: MultipartUpload): string {
+  const sorted = <T>(record: Record<string, T>) =>
+    Object.keys(record)
+      .sort()
+      .map((name) => [name, record[name]] as const);
+  const file = upload.file && {
+    filename: upload.file.filename,
+    mimeType: upload.file.mimeType,
+    size: upload.file.size,
+    sha256: upload.file.sha256,
+  };
+  return JSON.stringify({ fields: sorted(upload.fields), lists: sorted(upload.lists), file: file ?? null });
+}
+
+/** The request's fingerprint: the JSON body's bytes, or a multipart form's fields and file content. */
+export function requestHash(operationId: string, body: Buffer | MultipartUpload | undefined): string {
+  const hash = createHash('sha256').update(operationId).update('\0');
+  if (Buffer.isBuffer(body)) hash.update(body);
+  else if (body) hash.update('multipart\0').update(formFingerprint(body));
+  return hash.digest('hex');
 }
 
 export function createIdempotencyStore(db: Database) {

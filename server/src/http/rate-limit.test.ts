@@ -127,3 +127,81 @@ for (const kind of databaseKinds) {
 
   test.run();
 }
+
+// Refused credentials per client address and presented credential, and per client address (both set low here; they
+// are off by default under NODE_ENV=test). Every request of the tests comes from 127.0.0.1.
+for (const kind of databaseKinds) {
+  const test = suite(`failed authentication limit per credential (${kind})`);
+  const harness = useHarness(test, kind, {
+    env: { SCRIBE_AUTH_FAILURES_PER_CREDENTIAL: '5', SCRIBE_AUTH_FAILURES_PER_ADDRESS: '0' },
+  });
+
+  test('v3: 5 refused attempts with one key, then 429 with Retry-After; another account’s key still works', async () => {
+    const h = harness();
+    const account = await h.provision();
+    const other = await h.provision();
+    const wrong = account.apiKey.slice(0, -4) + 'AAAA';
+    const seen: number[] = [];
+    for (let i = 0; i < 5; i++) seen.push((await h.v3(wrong, 'GET', '/v3/models')).status);
+    assert.equal(seen, [401, 401, 401, 401, 401]);
+    const limited = await h.v3(wrong, 'GET', '/v3/models');
+    assert.is(limited.status, 429, limited.text);
+    assert.is(limited.body.error.code, 'rate_limit_exceeded');
+    assert.is(limited.body.error.type, 'rate_limit_error');
+    assert.match(limited.body.error.message, /failed authentication/);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.is(limited.headers.get('ratelimit-limit'), '5');
+    assert.is(limited.headers.get('ratelimit-remaining'), '0');
+    const good = await h.v3(other.apiKey, 'GET', '/v3/models');
+    assert.is(good.status, 200, good.text);
+  });
+
+  test('v2: refused signatures of one public key, then 429 RATE_LIMITED; another account signs as usual', async () => {
+    const h = harness();
+    const account = await h.provision();
+    const other = await h.provision();
+    const bad = { signature: 'f'.repeat(64) };
+    for (let i = 0; i < 5; i++) {
+      const refused = await h.signed(account.signer, 'GET', '/v1/billing/usage', bad);
+      assert.is(refused.status, 401, refused.text);
+    }
+    const limited = await h.signed(account.signer, 'GET', '/v1/billing/usage', bad);
+    assert.is(limited.status, 429, limited.text);
+    assert.is(limited.body.error, 'RATE_LIMITED');
+    assert.equal(limited.body.errors, {});
+    assert.match(limited.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    const good = await h.signed(other.signer, 'GET', '/v1/billing/usage');
+    assert.is(good.status, 200, good.text);
+  });
+
+  test('requests without credentials are neither counted nor refused by it', async () => {
+    const h = harness();
+    const replies = await Promise.all(Array.from({ length: 8 }, () => h.request('GET', '/v3/models')));
+    assert.equal(statuses(replies), { 401: 8 });
+  });
+
+  test.run();
+}
+
+for (const kind of databaseKinds) {
+  const test = suite(`failed authentication limit per address (${kind})`);
+  const harness = useHarness(test, kind, {
+    env: { SCRIBE_AUTH_FAILURES_PER_CREDENTIAL: '0', SCRIBE_AUTH_FAILURES_PER_ADDRESS: '6' },
+  });
+
+  test('6 refused keys (all different) from one address, then even a good key from it is 429', async () => {
+    const h = harness();
+    const account = await h.provision();
+    for (let i = 0; i < 6; i++) {
+      const refused = await h.v3(`sk_live_${String(i).repeat(32)}`, 'GET', '/v3/models');
+      assert.is(refused.status, 401, refused.text);
+    }
+    const limited = await h.v3(account.apiKey, 'GET', '/v3/models');
+    assert.is(limited.status, 429, limited.text);
+    assert.is(limited.headers.get('ratelimit-limit'), '6');
+    assert.match(limited.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+  });
+
+  test.run();
+}

@@ -1,5 +1,6 @@
 // 10 requests per second per account (rate-limiter-flexible): an in-memory store on SQLite, and a PostgreSQL table
-// when DATABASE_URL is set, so the limit holds across several server processes sharing the database.
+// when DATABASE_URL is set, so the limit holds across several server processes sharing the database. The same stores
+// count refused credentials per client address, and per client address and credential, to slow down guessing.
 import {
   RateLimiterMemory,
   RateLimiterPostgres,
@@ -8,7 +9,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { Database } from '../db/database.ts';
 import { databaseKind } from '../db/database.ts';
-import { errors } from './api-error.ts';
+import { ApiError, errors } from './api-error.ts';
 
 export interface RateLimitHeaders {
   'RateLimit-Limit': string;
@@ -27,25 +28,28 @@ const headersOf = (limit: number, result: RateLimiterRes): RateLimitHeaders => (
   'RateLimit-Reset': String(Math.ceil(result.msBeforeNext / 1000)),
 });
 
+function limiterOf(
+  db: Database,
+  options: { points: number; duration: number; keyPrefix: string },
+): RateLimiterAbstract {
+  // On PostgreSQL the table comes from the migrations (tableCreated), so the limiter is ready at once.
+  return databaseKind(db) === 'postgres'
+    ? new RateLimiterPostgres({
+        ...options,
+        storeClient: db,
+        storeType: 'knex',
+        tableName: 'rate_limits',
+        tableCreated: true,
+      })
+    : new RateLimiterMemory(options);
+}
+
 export async function createRateLimit(db: Database, requestsPerSecond: number): Promise<RateLimit> {
   if (requestsPerSecond === 0) {
     // Off (benchmarks, tests that poll): no counting and no RateLimit-* headers (a limit of 0 would be a lie).
     return { consume: async () => undefined };
   }
-  const options = { points: requestsPerSecond, duration: 1, keyPrefix: 'rps' };
-  let limiter: RateLimiterAbstract;
-  if (databaseKind(db) === 'postgres') {
-    // The table comes from the migrations (tableCreated), so the limiter is ready at once.
-    limiter = new RateLimiterPostgres({
-      ...options,
-      storeClient: db,
-      storeType: 'knex',
-      tableName: 'rate_limits',
-      tableCreated: true,
-    });
-  } else {
-    limiter = new RateLimiterMemory(options);
-  }
+  const limiter = limiterOf(db, { points: requestsPerSecond, duration: 1, keyPrefix: 'rps' });
   return {
     async consume(accountId) {
       try {
@@ -55,6 +59,75 @@ export async function createRateLimit(db: Database, requestsPerSecond: number): 
         const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
         throw errors.rateLimited(requestsPerSecond, retryAfter, { ...headersOf(requestsPerSecond, rejection) });
       }
+    },
+  };
+}
+
+export interface FailedAuthSettings {
+  /** Refused credentials allowed per client address and window (0: not limited). */
+  perAddress: number;
+  /** Refused attempts allowed per client address and presented credential and window (0: not limited). */
+  perCredential: number;
+  windowSeconds: number;
+}
+
+/**
+ * Refused authentication, counted per client address and per client address with the credential it presented (a
+ * public key, or a digest of a Bearer key): over either limit the address gets 429 without its credentials being
+ * checked, until the window ends. Only that address is slowed down; every other client, and that credential used from
+ * anywhere else, is unaffected.
+ */
+export interface FailedAuthLimit {
+  /** Throws 429 rate_limit_exceeded with Retry-After when the address (or address and credential) is over a limit. */
+  check(address: string, credential: string): Promise<void>;
+  /** Counts one refused attempt. */
+  fail(address: string, credential: string): Promise<void>;
+}
+
+/** Undefined when both limits are off. */
+export function createFailedAuthLimit(db: Database, settings: FailedAuthSettings): FailedAuthLimit | undefined {
+  const duration = settings.windowSeconds;
+  const limits = [
+    { points: settings.perAddress, keyOf: (address: string) => address, keyPrefix: 'authfail_address' },
+    {
+      points: settings.perCredential,
+      keyOf: (address: string, credential: string) => `${address} ${credential}`,
+      keyPrefix: 'authfail_credential',
+    },
+  ]
+    .filter((limit) => limit.points > 0)
+    .map((limit) => ({
+      ...limit,
+      limiter: limiterOf(db, { points: limit.points, duration, keyPrefix: limit.keyPrefix }),
+    }));
+  if (limits.length === 0 || duration <= 0) return undefined;
+  return {
+    async check(address, credential) {
+      const states = await Promise.all(limits.map((limit) => limit.limiter.get(limit.keyOf(address, credential))));
+      let refused: { points: number; ms: number } | undefined;
+      states.forEach((state, i) => {
+        const { points } = limits[i]!;
+        if (state && state.consumedPoints >= points && (!refused || state.msBeforeNext > refused.ms)) {
+          refused = { points, ms: state.msBeforeNext };
+        }
+      });
+      if (!refused) return;
+      const retryAfter = String(Math.max(1, Math.ceil(refused.ms / 1000)));
+      throw new ApiError(
+        429,
+        'rate_limit_exceeded',
+        `Too many failed authentication attempts from this address; retry after ${retryAfter} s.`,
+        null,
+        {
+          'RateLimit-Limit': String(refused.points),
+          'RateLimit-Remaining': '0',
+          'RateLimit-Reset': retryAfter,
+          'Retry-After': retryAfter,
+        },
+      );
+    },
+    async fail(address, credential) {
+      await Promise.all(limits.map((limit) => limit.limiter.penalty(limit.keyOf(address, credential))));
     },
   };
 }

@@ -1,7 +1,9 @@
 // Reads a multipart/form-data upload (one file plus text fields) without ever holding the file in memory: the file part
 // is streamed to a randomly named file on disk and its size limit is enforced while the bytes arrive, so an oversized
-// upload is refused after at most the limit has been written, and nothing is left behind on any failure.
-import { randomUUID } from 'node:crypto';
+// upload is refused after at most the limit has been written, and nothing is left behind on any failure. The raw body
+// and the file are hashed (SHA-256) as they pass, so a v2 signature and an Idempotency-Key can cover what was sent
+// without the upload ever being held in memory.
+import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -19,6 +21,8 @@ export interface UploadedFile {
   size: number;
   /** The part's declared Content-Type (`text/plain` when the part declares none, as busboy reports it). */
   mimeType: string;
+  /** Lowercase hex SHA-256 of the file's bytes. */
+  sha256: string;
 }
 
 export interface MultipartUpload {
@@ -27,6 +31,8 @@ export interface MultipartUpload {
   /** Every field whose name ends in `[]` (e.g. `timestamp_granularities[]`), its values in the order sent. */
   lists: Record<string, string[]>;
   file?: UploadedFile;
+  /** Lowercase hex SHA-256 of the whole request body as received (boundaries included): what a v2 signature covers. */
+  bodySha256: string;
 }
 
 export interface MultipartOptions {
@@ -115,6 +121,7 @@ export async function readMultipartUpload(req: IncomingMessage, options: Multipa
     let fileWritten: Promise<void> = Promise.resolve();
     let writer: WriteStream | undefined;
     let writerPath = '';
+    const bodyHash = createHash('sha256');
 
     const fail = (error: unknown) => {
       if (settled) return;
@@ -156,15 +163,18 @@ export async function readMultipartUpload(req: IncomingMessage, options: Multipa
       writerPath = join(dir, `upload-${randomUUID()}${safeExtension(info.filename)}`);
       writer = createWriteStream(writerPath, { flags: 'wx', mode: 0o600 });
       let size = 0;
+      const fileHash = createHash('sha256');
       stream.on('limit', () => fail(fileTooLarge(maxFileBytes, fileField)));
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
+        fileHash.update(chunk);
         if (size > maxFileBytes) fail(fileTooLarge(maxFileBytes, fileField));
       });
       const path = writerPath;
       fileWritten = pipeline(stream, writer).then(
         () => {
-          file = { path, filename: info.filename ?? '', size, mimeType: info.mimeType };
+          const sha256 = fileHash.digest('hex');
+          file = { path, filename: info.filename ?? '', size, mimeType: info.mimeType, sha256 };
         },
         (error: Error & { syscall?: string }) => {
           // A disk error is the server's problem (500); anything else is a body that ended inside the file.
@@ -200,7 +210,8 @@ export async function readMultipartUpload(req: IncomingMessage, options: Multipa
         () => {
           if (settled) return;
           settled = true;
-          resolve(file ? { fields, lists, file } : { fields, lists });
+          const bodySha256 = bodyHash.digest('hex');
+          resolve(file ? { fields, lists, file, bodySha256 } : { fields, lists, bodySha256 });
         },
         () => {},
       );
@@ -213,6 +224,8 @@ export async function readMultipartUpload(req: IncomingMessage, options: Multipa
     req.on('close', () => {
       if (!req.complete) interrupted();
     });
+    // Every chunk busboy is given is hashed too (the parser has consumed them all before it closes).
+    req.on('data', (chunk: Buffer) => bodyHash.update(chunk));
     req.pipe(parser);
   });
 }
