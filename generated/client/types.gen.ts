@@ -3433,7 +3433,8 @@ export type WebhookDeliveryHeaders = {
 /**
  * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
  * the same key with the same body within 24 hours replays the stored response; the same key with a different
- * body is 409 `idempotency_key_reused`.
+ * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+ * type and content) are: the boundary, which clients choose anew for every send, does not count.
  *
  */
 export type IdempotencyKey = string;
@@ -3465,10 +3466,23 @@ export type WebhookId = string;
 
 /**
  * Extension. `1` (the default) signs `public_key\ntimestamp`; `2` signs
- * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request.
+ * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request (the
+ * body exactly as sent, a multipart body with its boundaries included), followed by `\nnonce` when
+ * `X-Signature-Nonce` is sent.
  *
  */
 export type SignatureVersion = '1' | '2';
+
+/**
+ * Extension, with `X-Signature-Version: 2` only. A value chosen by the client for this one request (16–128 letters,
+ * digits, `-` or `_`; a random UUID fits), covered by the signature (the canonical string ends in `\nnonce`). The
+ * server remembers it per key pair for the signature window, in its database, so a second request with the same
+ * nonce is 401 `UNAUTHORIZED` (`This X-Signature-Nonce has already been used.`), even on another server process or
+ * after a restart. Sent with a version 1 signature it is 401: that signature cannot cover it. Without it a signed
+ * request can be sent again within the ±300 s window.
+ *
+ */
+export type SignatureNonce = string;
 
 /**
  * Account id.
@@ -3510,7 +3524,8 @@ export type CreateSyncTranscriptionData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -3546,7 +3561,7 @@ export type CreateSyncTranscriptionErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -3576,7 +3591,8 @@ export type CreateAsyncTranscriptionData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -3612,7 +3628,7 @@ export type CreateAsyncTranscriptionErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -3642,7 +3658,8 @@ export type CreateStreamSessionData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -3724,7 +3741,7 @@ export type GetTranscriptionStatusErrors = {
      */
     404: NotFoundErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -3778,7 +3795,7 @@ export type CancelTranscriptionErrors = {
      */
     409: ConflictErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -3844,7 +3861,7 @@ export type ListTranscriptionsErrors = {
      */
     403: ForbiddenErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -3908,7 +3925,7 @@ export type GetTranscriptionResultErrors = {
      */
     409: ConflictErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -3945,7 +3962,7 @@ export type ListModelsErrors = {
      */
     403: ForbiddenErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -3971,7 +3988,8 @@ export type CreateChatCompletionData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -4011,7 +4029,7 @@ export type CreateChatCompletionErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4051,7 +4069,8 @@ export type CreateEmbeddingData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -4091,7 +4110,7 @@ export type CreateEmbeddingErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4144,7 +4163,7 @@ export type CalculatePriceErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4170,7 +4189,8 @@ export type CreateApiKeyData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -4202,7 +4222,7 @@ export type CreateApiKeyErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4252,7 +4272,7 @@ export type ListApiKeysErrors = {
      */
     403: ForbiddenErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4302,7 +4322,7 @@ export type RevokeApiKeyErrors = {
      */
     404: NotFoundErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4328,7 +4348,8 @@ export type CreateWebhookData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -4360,7 +4381,7 @@ export type CreateWebhookErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4410,7 +4431,7 @@ export type ListWebhooksErrors = {
      */
     403: ForbiddenErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4464,7 +4485,7 @@ export type UpdateWebhookErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4514,7 +4535,7 @@ export type DeleteWebhookErrors = {
      */
     404: NotFoundErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4540,7 +4561,8 @@ export type TestWebhookData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -4573,7 +4595,7 @@ export type TestWebhookErrors = {
      */
     404: NotFoundErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4632,7 +4654,7 @@ export type ListWebhookDeliveriesErrors = {
      */
     404: NotFoundErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4658,7 +4680,8 @@ export type CreateOpenAiChatCompletionData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -4698,7 +4721,7 @@ export type CreateOpenAiChatCompletionErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4738,7 +4761,8 @@ export type CreateOpenAiEmbeddingData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -4778,7 +4802,7 @@ export type CreateOpenAiEmbeddingErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4808,7 +4832,8 @@ export type CreateOpenAiAudioTranscriptionData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -4848,7 +4873,7 @@ export type CreateOpenAiAudioTranscriptionErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4879,10 +4904,22 @@ export type CalculateV2TranscriptionCostData = {
     headers?: {
         /**
          * Extension. `1` (the default) signs `public_key\ntimestamp`; `2` signs
-         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request.
+         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request (the
+         * body exactly as sent, a multipart body with its boundaries included), followed by `\nnonce` when
+         * `X-Signature-Nonce` is sent.
          *
          */
         'X-Signature-Version'?: '1' | '2';
+        /**
+         * Extension, with `X-Signature-Version: 2` only. A value chosen by the client for this one request (16–128 letters,
+         * digits, `-` or `_`; a random UUID fits), covered by the signature (the canonical string ends in `\nnonce`). The
+         * server remembers it per key pair for the signature window, in its database, so a second request with the same
+         * nonce is 401 `UNAUTHORIZED` (`This X-Signature-Nonce has already been used.`), even on another server process or
+         * after a restart. Sent with a version 1 signature it is 401: that signature cannot cover it. Without it a signed
+         * request can be sent again within the ±300 s window.
+         *
+         */
+        'X-Signature-Nonce'?: string;
     };
     path?: never;
     query?: never;
@@ -4895,7 +4932,7 @@ export type CalculateV2TranscriptionCostErrors = {
      */
     400: V2BadRequestErrorResponse;
     /**
-     * The signed headers are missing, stale (beyond ±300 s) or do not verify.
+     * The signed headers are missing, stale (beyond ±300 s) or do not verify, or their `X-Signature-Nonce` was already used.
      */
     401: V2UnauthorizedErrorResponse;
     /**
@@ -4907,7 +4944,7 @@ export type CalculateV2TranscriptionCostErrors = {
      */
     415: V2UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address); retry after `Retry-After` seconds.
      */
     429: V2TooManyRequestsErrorResponse;
     /**
@@ -4932,14 +4969,27 @@ export type CreateV2TranscriptionData = {
     headers?: {
         /**
          * Extension. `1` (the default) signs `public_key\ntimestamp`; `2` signs
-         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request.
+         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request (the
+         * body exactly as sent, a multipart body with its boundaries included), followed by `\nnonce` when
+         * `X-Signature-Nonce` is sent.
          *
          */
         'X-Signature-Version'?: '1' | '2';
         /**
+         * Extension, with `X-Signature-Version: 2` only. A value chosen by the client for this one request (16–128 letters,
+         * digits, `-` or `_`; a random UUID fits), covered by the signature (the canonical string ends in `\nnonce`). The
+         * server remembers it per key pair for the signature window, in its database, so a second request with the same
+         * nonce is 401 `UNAUTHORIZED` (`This X-Signature-Nonce has already been used.`), even on another server process or
+         * after a restart. Sent with a version 1 signature it is 401: that signature cannot cover it. Without it a signed
+         * request can be sent again within the ±300 s window.
+         *
+         */
+        'X-Signature-Nonce'?: string;
+        /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -4955,7 +5005,7 @@ export type CreateV2TranscriptionErrors = {
      */
     400: V2BadRequestErrorResponse;
     /**
-     * The signed headers are missing, stale (beyond ±300 s) or do not verify.
+     * The signed headers are missing, stale (beyond ±300 s) or do not verify, or their `X-Signature-Nonce` was already used.
      */
     401: V2UnauthorizedErrorResponse;
     /**
@@ -4975,7 +5025,7 @@ export type CreateV2TranscriptionErrors = {
      */
     415: V2UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address); retry after `Retry-After` seconds.
      */
     429: V2TooManyRequestsErrorResponse;
     /**
@@ -5004,10 +5054,22 @@ export type GetV2TranscriptionData = {
     headers?: {
         /**
          * Extension. `1` (the default) signs `public_key\ntimestamp`; `2` signs
-         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request.
+         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request (the
+         * body exactly as sent, a multipart body with its boundaries included), followed by `\nnonce` when
+         * `X-Signature-Nonce` is sent.
          *
          */
         'X-Signature-Version'?: '1' | '2';
+        /**
+         * Extension, with `X-Signature-Version: 2` only. A value chosen by the client for this one request (16–128 letters,
+         * digits, `-` or `_`; a random UUID fits), covered by the signature (the canonical string ends in `\nnonce`). The
+         * server remembers it per key pair for the signature window, in its database, so a second request with the same
+         * nonce is 401 `UNAUTHORIZED` (`This X-Signature-Nonce has already been used.`), even on another server process or
+         * after a restart. Sent with a version 1 signature it is 401: that signature cannot cover it. Without it a signed
+         * request can be sent again within the ±300 s window.
+         *
+         */
+        'X-Signature-Nonce'?: string;
     };
     path: {
         /**
@@ -5025,7 +5087,7 @@ export type GetV2TranscriptionErrors = {
      */
     400: V2BadRequestErrorResponse;
     /**
-     * The signed headers are missing, stale (beyond ±300 s) or do not verify.
+     * The signed headers are missing, stale (beyond ±300 s) or do not verify, or their `X-Signature-Nonce` was already used.
      */
     401: V2UnauthorizedErrorResponse;
     /**
@@ -5037,7 +5099,7 @@ export type GetV2TranscriptionErrors = {
      */
     404: V2NotFoundErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address); retry after `Retry-After` seconds.
      */
     429: V2TooManyRequestsErrorResponse;
     /**
@@ -5062,14 +5124,27 @@ export type CreateV2TranscriptChatCompletionData = {
     headers?: {
         /**
          * Extension. `1` (the default) signs `public_key\ntimestamp`; `2` signs
-         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request.
+         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request (the
+         * body exactly as sent, a multipart body with its boundaries included), followed by `\nnonce` when
+         * `X-Signature-Nonce` is sent.
          *
          */
         'X-Signature-Version'?: '1' | '2';
         /**
+         * Extension, with `X-Signature-Version: 2` only. A value chosen by the client for this one request (16–128 letters,
+         * digits, `-` or `_`; a random UUID fits), covered by the signature (the canonical string ends in `\nnonce`). The
+         * server remembers it per key pair for the signature window, in its database, so a second request with the same
+         * nonce is 401 `UNAUTHORIZED` (`This X-Signature-Nonce has already been used.`), even on another server process or
+         * after a restart. Sent with a version 1 signature it is 401: that signature cannot cover it. Without it a signed
+         * request can be sent again within the ±300 s window.
+         *
+         */
+        'X-Signature-Nonce'?: string;
+        /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -5090,7 +5165,7 @@ export type CreateV2TranscriptChatCompletionErrors = {
      */
     400: V2BadRequestErrorResponse;
     /**
-     * The signed headers are missing, stale (beyond ±300 s) or do not verify.
+     * The signed headers are missing, stale (beyond ±300 s) or do not verify, or their `X-Signature-Nonce` was already used.
      */
     401: V2UnauthorizedErrorResponse;
     /**
@@ -5114,7 +5189,7 @@ export type CreateV2TranscriptChatCompletionErrors = {
      */
     415: V2UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address); retry after `Retry-After` seconds.
      */
     429: V2TooManyRequestsErrorResponse;
     /**
@@ -5211,14 +5286,27 @@ export type CreateV2ChatCompletionData = {
     headers?: {
         /**
          * Extension. `1` (the default) signs `public_key\ntimestamp`; `2` signs
-         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request.
+         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request (the
+         * body exactly as sent, a multipart body with its boundaries included), followed by `\nnonce` when
+         * `X-Signature-Nonce` is sent.
          *
          */
         'X-Signature-Version'?: '1' | '2';
         /**
+         * Extension, with `X-Signature-Version: 2` only. A value chosen by the client for this one request (16–128 letters,
+         * digits, `-` or `_`; a random UUID fits), covered by the signature (the canonical string ends in `\nnonce`). The
+         * server remembers it per key pair for the signature window, in its database, so a second request with the same
+         * nonce is 401 `UNAUTHORIZED` (`This X-Signature-Nonce has already been used.`), even on another server process or
+         * after a restart. Sent with a version 1 signature it is 401: that signature cannot cover it. Without it a signed
+         * request can be sent again within the ±300 s window.
+         *
+         */
+        'X-Signature-Nonce'?: string;
+        /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -5234,7 +5322,7 @@ export type CreateV2ChatCompletionErrors = {
      */
     400: V2BadRequestErrorResponse;
     /**
-     * The signed headers are missing, stale (beyond ±300 s) or do not verify.
+     * The signed headers are missing, stale (beyond ±300 s) or do not verify, or their `X-Signature-Nonce` was already used.
      */
     401: V2UnauthorizedErrorResponse;
     /**
@@ -5254,7 +5342,7 @@ export type CreateV2ChatCompletionErrors = {
      */
     415: V2UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address); retry after `Retry-After` seconds.
      */
     429: V2TooManyRequestsErrorResponse;
     /**
@@ -5293,10 +5381,22 @@ export type GetBillingUsageData = {
     headers?: {
         /**
          * Extension. `1` (the default) signs `public_key\ntimestamp`; `2` signs
-         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request.
+         * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request (the
+         * body exactly as sent, a multipart body with its boundaries included), followed by `\nnonce` when
+         * `X-Signature-Nonce` is sent.
          *
          */
         'X-Signature-Version'?: '1' | '2';
+        /**
+         * Extension, with `X-Signature-Version: 2` only. A value chosen by the client for this one request (16–128 letters,
+         * digits, `-` or `_`; a random UUID fits), covered by the signature (the canonical string ends in `\nnonce`). The
+         * server remembers it per key pair for the signature window, in its database, so a second request with the same
+         * nonce is 401 `UNAUTHORIZED` (`This X-Signature-Nonce has already been used.`), even on another server process or
+         * after a restart. Sent with a version 1 signature it is 401: that signature cannot cover it. Without it a signed
+         * request can be sent again within the ±300 s window.
+         *
+         */
+        'X-Signature-Nonce'?: string;
     };
     path?: never;
     query?: {
@@ -5326,7 +5426,7 @@ export type GetBillingUsageErrors = {
      */
     400: V2BadRequestErrorResponse;
     /**
-     * The signed headers are missing, stale (beyond ±300 s) or do not verify.
+     * The signed headers are missing, stale (beyond ±300 s) or do not verify, or their `X-Signature-Nonce` was already used.
      */
     401: V2UnauthorizedErrorResponse;
     /**
@@ -5334,7 +5434,7 @@ export type GetBillingUsageErrors = {
      */
     403: V2ForbiddenErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account); retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address); retry after `Retry-After` seconds.
      */
     429: V2TooManyRequestsErrorResponse;
     /**
@@ -5406,7 +5506,8 @@ export type CreateAccountData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -5548,7 +5649,8 @@ export type TopUpAccountData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -5691,7 +5793,8 @@ export type IssueAccountApiKeyData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;
@@ -5750,7 +5853,8 @@ export type IssueAccountKeyPairData = {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
          * the same key with the same body within 24 hours replays the stored response; the same key with a different
-         * body is 409 `idempotency_key_reused`.
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
          *
          */
         'Idempotency-Key'?: string;

@@ -2172,7 +2172,8 @@ export const zWebhookDeliveryHeaders = z.object({
 /**
  * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
  * the same key with the same body within 24 hours replays the stored response; the same key with a different
- * body is 409 `idempotency_key_reused`.
+ * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+ * type and content) are: the boundary, which clients choose anew for every send, does not count.
  *
  */
 export const zIdempotencyKey = z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/);
@@ -2204,10 +2205,23 @@ export const zWebhookId = z.uuid();
 
 /**
  * Extension. `1` (the default) signs `public_key\ntimestamp`; `2` signs
- * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request.
+ * `public_key\ntimestamp\nMETHOD\nPATH?QUERY\nhex(SHA-256(body))`, binding the signature to the request (the
+ * body exactly as sent, a multipart body with its boundaries included), followed by `\nnonce` when
+ * `X-Signature-Nonce` is sent.
  *
  */
 export const zSignatureVersion = z.enum(['1', '2']);
+
+/**
+ * Extension, with `X-Signature-Version: 2` only. A value chosen by the client for this one request (16–128 letters,
+ * digits, `-` or `_`; a random UUID fits), covered by the signature (the canonical string ends in `\nnonce`). The
+ * server remembers it per key pair for the signature window, in its database, so a second request with the same
+ * nonce is 401 `UNAUTHORIZED` (`This X-Signature-Nonce has already been used.`), even on another server process or
+ * after a restart. Sent with a version 1 signature it is 401: that signature cannot cover it. Without it a signed
+ * request can be sent again within the ±300 s window.
+ *
+ */
+export const zSignatureNonce = z.string().min(16).max(128).regex(/^[A-Za-z0-9_-]+$/);
 
 /**
  * Account id.
@@ -2493,7 +2507,8 @@ export const zCreateOpenAiAudioTranscriptionResponse = z.union([
 export const zCalculateV2TranscriptionCostBody = zV2CalculateRequest;
 
 export const zCalculateV2TranscriptionCostHeaders = z.object({
-    'X-Signature-Version': z.enum(['1', '2']).optional()
+    'X-Signature-Version': z.enum(['1', '2']).optional(),
+    'X-Signature-Nonce': z.string().min(16).max(128).regex(/^[A-Za-z0-9_-]+$/).optional()
 });
 
 /**
@@ -2505,6 +2520,7 @@ export const zCreateV2TranscriptionBody = zV2TranscriptionCreateRequest;
 
 export const zCreateV2TranscriptionHeaders = z.object({
     'X-Signature-Version': z.enum(['1', '2']).optional(),
+    'X-Signature-Nonce': z.string().min(16).max(128).regex(/^[A-Za-z0-9_-]+$/).optional(),
     'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()
 });
 
@@ -2514,7 +2530,8 @@ export const zCreateV2TranscriptionHeaders = z.object({
 export const zCreateV2TranscriptionResponse = zTranscriptionCreated;
 
 export const zGetV2TranscriptionHeaders = z.object({
-    'X-Signature-Version': z.enum(['1', '2']).optional()
+    'X-Signature-Version': z.enum(['1', '2']).optional(),
+    'X-Signature-Nonce': z.string().min(16).max(128).regex(/^[A-Za-z0-9_-]+$/).optional()
 });
 
 export const zGetV2TranscriptionPath = z.object({
@@ -2530,6 +2547,7 @@ export const zCreateV2TranscriptChatCompletionBody = zV2TranscriptChatRequest;
 
 export const zCreateV2TranscriptChatCompletionHeaders = z.object({
     'X-Signature-Version': z.enum(['1', '2']).optional(),
+    'X-Signature-Nonce': z.string().min(16).max(128).regex(/^[A-Za-z0-9_-]+$/).optional(),
     'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()
 });
 
@@ -2575,6 +2593,7 @@ export const zCreateV2ChatCompletionBody = zOpenAiChatCompletionRequest;
 
 export const zCreateV2ChatCompletionHeaders = z.object({
     'X-Signature-Version': z.enum(['1', '2']).optional(),
+    'X-Signature-Nonce': z.string().min(16).max(128).regex(/^[A-Za-z0-9_-]+$/).optional(),
     'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()
 });
 
@@ -2594,7 +2613,8 @@ export const zCreateV2ChatCompletionHeaders = z.object({
 export const zCreateV2ChatCompletionResponse = zChatCompletion;
 
 export const zGetBillingUsageHeaders = z.object({
-    'X-Signature-Version': z.enum(['1', '2']).optional()
+    'X-Signature-Version': z.enum(['1', '2']).optional(),
+    'X-Signature-Nonce': z.string().min(16).max(128).regex(/^[A-Za-z0-9_-]+$/).optional()
 });
 
 export const zGetBillingUsageQuery = z.object({
