@@ -114,7 +114,7 @@ for (const kind of databaseKinds) {
       { ...account.signer, version: 2 },
     );
     const bytes = Buffer.from(await upload.clone().arrayBuffer());
-    const headers = Object.fromEntries(upload.headers);
+    const headers = new Headers(upload.headers);
     const replay = () => send(new Request(upload.url, { method: 'POST', body: bytes, headers }));
     assert.is((await replay()).status, 201);
     const replayed = await replay();
