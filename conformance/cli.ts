@@ -2,7 +2,7 @@
 // nothing failed (what could not run is listed, never counted as passed); 1 on failures; 2 on bad usage.
 // `scribe-conformance --rules`: prints the rule ledger with its coverage; exit 0 when the ledger holds, 1 otherwise.
 import { readFileSync } from 'node:fs';
-import { parseOptions, parseRulesOptions, UsageError, type RulesOptions } from './core/options.ts';
+import { parseOptions, parseRulesOptions, USAGE, UsageError, wantsHelp, type RulesOptions } from './core/options.ts';
 import { Recorder } from './core/recorder.ts';
 import { registeredChecks } from './core/registry.ts';
 import { auditRules, readSources } from './core/rules-audit.ts';
@@ -25,6 +25,11 @@ function printRules(options: RulesOptions): number {
 
 async function main(): Promise<number> {
   let options;
+  // Asked-for help is an answer, not bad usage: the text goes to stdout and the exit code is 0.
+  if (wantsHelp(process.argv.slice(2))) {
+    console.log(USAGE);
+    return 0;
+  }
   try {
     const rulesOptions = parseRulesOptions(process.argv.slice(2));
     if (rulesOptions) return printRules(rulesOptions);

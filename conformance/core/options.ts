@@ -55,7 +55,14 @@ export const USAGE = `Usage: scribe-conformance --base-url URL [options]
   --no-progress             plain lines even on a terminal
   --verbose                 one line per case
   --rules                   print the rule ledger (conformance/rules.yaml) with each rule's coverage and exit
-  --json                    with --rules: NDJSON, one line per rule and a summary line`;
+  --json                    with --rules: NDJSON, one line per rule and a summary line
+  -h, --help                print this text and exit 0`;
+
+/** Whether the command line asks for the usage text (`--help` or `-h` anywhere before a `--`). */
+export function wantsHelp(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -105,11 +112,9 @@ export function parseOptions(argv: string[]): RunOptions {
       'task-timeout': { type: 'string' },
       'no-progress': { type: 'boolean' },
       verbose: { type: 'boolean' },
-      help: { type: 'boolean' },
     },
     strict: true,
   });
-  if (values.help) throw new UsageError(USAGE);
   if (!values['base-url']) throw new UsageError(`--base-url is required\n\n${USAGE}`);
   const [openapi, asyncapi] = values.spec ? list(values.spec) : [bundled('openapi.json'), bundled('asyncapi.json')];
   const phases = values.phases ? list(values.phases) : [...PHASES];

@@ -17,14 +17,22 @@ const USAGE = `Usage:
 The key comes from SCRIBE_API_KEY, the server from SCRIBE_BASE_URL (default http://127.0.0.1:8080).`;
 
 const COMMANDS = { transcribe: transcribeCommand, stream: streamCommand, chat: chatCommand };
+const COMMAND_USAGE = { transcribe: transcribeUsage, stream: streamUsage, chat: chatUsage };
+const HELP = new Set(['--help', '-h', 'help']);
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  // No command is bad usage (stderr, exit 2); asked-for help is an answer (stdout, exit 0), for a command too.
+  if (!name) throw new CliError(`a command is required\n${USAGE}`, 2);
+  if (HELP.has(name)) {
     console.log(USAGE);
-    return name ? 0 : 2;
+    return 0;
   }
   if (!(name in COMMANDS)) throw new CliError(`unknown command ${name}\n${USAGE}`, 2);
+  if (rest.some((arg) => HELP.has(arg) && arg !== 'help')) {
+    console.log(`Usage: ${COMMAND_USAGE[name as keyof typeof COMMANDS]}`);
+    return 0;
+  }
   const client = clientFromEnvironment();
   try {
     return await COMMANDS[name as keyof typeof COMMANDS](client, rest);
