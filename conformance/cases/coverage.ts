@@ -119,15 +119,25 @@ export async function runCoverage(run: RunContext): Promise<void> {
   const random = seededRandom(run.options.seed);
   for (const operation of run.operations()) {
     if (run.skipUnimplemented(operation, 'coverage')) continue;
-    const mediaType = bodyMediaTypes(operation)[0];
-    const base = mediaType ? baseBody(run, operation, mediaType) : undefined;
-    if (mediaType && base === undefined && operation.requestBody?.required) {
-      run.recorder.skipped({ what: operation.id, phase: 'coverage', reason: 'no valid body to start from' });
-      continue;
-    }
+    // every request media type has its own boundaries (a multipart field is text, a JSON one is typed)
+    const mediaTypes = bodyMediaTypes(operation);
+    const bases = new Map(mediaTypes.map((mediaType) => [mediaType, baseBody(run, operation, mediaType)]));
+    const usable = mediaTypes.filter((mediaType) => bases.get(mediaType) !== undefined);
+    for (const mediaType of mediaTypes.filter((m) => !usable.includes(m)))
+      if (operation.requestBody?.required)
+        run.recorder.skipped({
+          what: `${operation.id} (${mediaType})`,
+          phase: 'coverage',
+          reason: 'no valid body to start from',
+        });
+    if (mediaTypes.length > 0 && usable.length === 0 && operation.requestBody?.required) continue;
+    // query parameters do not depend on the body: once, with the first usable media type's body
+    const first = usable[0];
     const variants = [
-      ...(mediaType ? bodyVariants(run, operation, mediaType, base) : []),
-      ...queryVariants(run, operation),
+      ...usable.flatMap((mediaType) =>
+        bodyVariants(run, operation, mediaType, bases.get(mediaType)).map((variant) => ({ ...variant, mediaType })),
+      ),
+      ...queryVariants(run, operation).map((variant) => ({ ...variant, mediaType: first })),
     ];
     const valid = shuffled(
       variants.filter((v) => v.valid),
@@ -136,10 +146,13 @@ export async function runCoverage(run: RunContext): Promise<void> {
     const invalid = variants.filter((v) => !v.valid);
     for (const variant of [...valid, ...invalid]) {
       const query = { ...requiredQuery(run, operation), ...variant.query };
-      const request = buildRequest(operation, { body: variant.body ?? base, query, mediaType }, run.audio);
+      const { mediaType } = variant;
+      const body = variant.body ?? (mediaType ? bases.get(mediaType) : undefined);
+      const request = buildRequest(operation, { body, query, mediaType }, run.audio);
+      const shown = mediaTypes.length > 1 && mediaType ? ` (${mediaType})` : '';
       await run.exchange(request, {
         phase: 'coverage',
-        label: `${variant.valid ? 'valid' : 'invalid'} boundary ${variant.label}`,
+        label: `${variant.valid ? 'valid' : 'invalid'} boundary ${variant.label}${shown}`,
         operation,
         expectation: variant.valid
           ? // a query parameter on its own may break a rule stated in prose: no claim for valid query values

@@ -162,12 +162,21 @@ function parameterMutations(
 export async function runNegative(run: RunContext): Promise<void> {
   for (const operation of run.operations()) {
     if (run.skipUnimplemented(operation, 'negative')) continue;
-    const mediaType = bodyMediaTypes(operation)[0];
-    const base = mediaType ? baseBody(run, operation, mediaType) : undefined;
+    // every request media type: a rule of the multipart form is not provoked by mutating the JSON body
+    const mediaTypes = bodyMediaTypes(operation);
+    const bases = new Map(mediaTypes.map((mediaType) => [mediaType, baseBody(run, operation, mediaType)]));
     const mutations: Mutation[] = [];
-    if (mediaType && base && typeof base === 'object' && !Array.isArray(base))
-      mutations.push(...bodyMutations(run, operation, mediaType, base as Record<string, unknown>));
-    mutations.push(...parameterMutations(run, operation, base, mediaType));
+    for (const [mediaType, base] of bases) {
+      if (base && typeof base === 'object' && !Array.isArray(base))
+        mutations.push(
+          ...bodyMutations(run, operation, mediaType, base as Record<string, unknown>).map((mutation) =>
+            mediaTypes.length > 1 ? { ...mutation, label: `${mutation.label} (${mediaType})` } : mutation,
+          ),
+        );
+    }
+    // parameters do not depend on the body: once, with the first media type's valid body
+    const mediaType = mediaTypes[0];
+    mutations.push(...parameterMutations(run, operation, mediaType ? bases.get(mediaType) : undefined, mediaType));
     if (mutations.length === 0) continue;
     for (const mutation of mutations) {
       await run.exchange(mutation.request, {

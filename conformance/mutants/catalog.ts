@@ -367,6 +367,17 @@ export const MUTANTS: Mutant[] = [
     response: accept((q, r) => r.status === 400 && /"param":"url"/.test(r.body.toString())),
   },
   {
+    // the async create takes JSON first and a multipart form second: only a negative phase that mutates every
+    // request media type sends the invalid forms this lets in
+    name: 'accept an invalid multipart async create',
+    category: 'validation',
+    args: ['--phases', 'negative', ...only('createAsyncTranscription')],
+    response: on(
+      'createAsyncTranscription',
+      accept((q, r) => r.status === 400 && /^multipart\/form-data/i.test(q.headers['content-type'] ?? '')),
+    ),
+  },
+  {
     name: 'accept broken JSON',
     category: 'validation',
     args: ['--phases', 'examples,negative', ...only('calculatePrice')],
