@@ -1,6 +1,6 @@
 // Phase "negative": schema-aware mutations of a valid request — drop a required field, a wrong type, a value
 // outside the enum or range, an extra property where the schema forbids one, broken JSON, a wrong Content-Type,
-// both `url` and `file`, bad query values and a malformed path id. Every body mutation is checked with Ajv first
+// both `url` and `file`, bad query and header values and a malformed path id. Every body mutation is checked with Ajv first
 // and sent only when the schema really rejects it; the server must refuse it (negative_data_rejection) and, on a
 // 400, name the field (error_body_conformance).
 import type { RunContext } from '../core/run-context.ts';
@@ -103,6 +103,17 @@ function bodyMutations(run: RunContext, operation: Operation, mediaType: string,
   return mutations;
 }
 
+/** Invalid values a header can carry (an empty one may not be sent at all, so none shorter than one character). */
+function headerValues(schema: Schema): Array<[string, string]> {
+  const s = nonNull(schema);
+  const values: Array<[string, string]> = [];
+  if (typeof s.maxLength === 'number') values.push(['longer than its maximum', 'k'.repeat(s.maxLength + 1)]);
+  if (typeof s.minLength === 'number' && s.minLength > 1) values.push(['shorter than its minimum', 'k']);
+  if (typeof s.pattern === 'string') values.push(['outside its pattern', 'not allowed here']);
+  if (Array.isArray(s.enum)) values.push(['outside the enum', 'not-a-documented-value']);
+  return values;
+}
+
 function parameterMutations(
   run: RunContext,
   operation: Operation,
@@ -134,6 +145,28 @@ function parameterMutations(
           reason: `query ${parameter.name} ${what}`,
           field: parameter.name,
           location: 'query',
+        },
+      });
+    }
+  }
+  for (const parameter of parametersIn(operation, 'header')) {
+    // the X-Signature-* headers are the signing's own: signature_enforcement varies them with a signature to match
+    if (!parameter.schema || /^x-signature-/i.test(parameter.name)) continue;
+    for (const [what, value] of headerValues(parameter.schema)) {
+      if (valueIsValid(run, `${operation.id}:header:${parameter.name}`, parameter.schema, value)) continue;
+      const request = buildRequest(
+        operation,
+        { body: base, mediaType, query: required, headers: { [parameter.name]: value } },
+        run.audio,
+      );
+      mutations.push({
+        label: `header ${parameter.name} ${what}`,
+        request,
+        expectation: {
+          kind: 'negative',
+          reason: `header ${parameter.name} ${what}`,
+          field: parameter.name,
+          location: 'header',
         },
       });
     }

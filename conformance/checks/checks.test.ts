@@ -208,6 +208,23 @@ test('error_body_conformance: a wrong shape, a stack trace and a param that miss
   );
 });
 
+test('error_body_conformance: a header is named in any case, a body field only in its own', () => {
+  const header: Expectation = { kind: 'negative', reason: 'too long', field: 'Idempotency-Key', location: 'header' };
+  const lower = crafted('POST', '/v3/webhooks/create', 400, v3Error('invalid_parameter', 'idempotency-key'));
+  assert.is(runResponse('error_body_conformance', lower, header).length, 0);
+  const v2 = crafted('POST', '/v2/chat/completions', 400, {
+    error: 'VALIDATION_ERROR',
+    message: 'bad',
+    errors: { 'idempotency-key': ['x'] },
+  });
+  assert.is(runResponse('error_body_conformance', v2, header).length, 0);
+  const other = crafted('POST', '/v3/webhooks/create', 400, v3Error('invalid_parameter', 'x-request-id'));
+  assert.is(runResponse('error_body_conformance', other, header).length, 1);
+  const field: Expectation = { kind: 'negative', reason: 'x', field: 'duration_seconds', location: 'body' };
+  const upper = crafted('POST', '/v3/billing/calculate', 400, v3Error('invalid_parameter', 'DURATION_SECONDS'));
+  assert.is(runResponse('error_body_conformance', upper, field).length, 1);
+});
+
 test('ignored_auth: a 200 without credentials fails; 401 passes', async () => {
   const accepted = await runActive('ignored_auth', 'listModels', () => ok());
   assert.is(accepted.findings.length, 2);

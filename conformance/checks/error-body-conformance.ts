@@ -33,10 +33,13 @@ export function error_body_conformance({ spec, exchange, expectation }: Response
     }
   }
   if (status === 400 && expectation.kind === 'negative' && expectation.field) {
-    const field = expectation.field;
+    // a header's name is case-insensitive (RFC 9110): `idempotency-key` names `Idempotency-Key`
+    const header = expectation.location === 'header';
+    const field = header ? expectation.field.toLowerCase() : expectation.field;
+    const names = (reported: string) => namesField(header ? reported.toLowerCase() : reported, field);
     if (envelope === 'ErrorResponse') {
       const param = (body as { error: { param: string | null } }).error.param;
-      if (param === null || !namesField(param, field))
+      if (param === null || !names(param))
         findings.push({
           title: 'Error does not name the invalid field',
           message: `Invalid field: ${field}; param: ${JSON.stringify(param)}`,
@@ -44,7 +47,7 @@ export function error_body_conformance({ spec, exchange, expectation }: Response
         });
     } else {
       const keys = Object.keys((body as { errors: Record<string, unknown> }).errors);
-      if (!keys.some((key) => namesField(key, field)))
+      if (!keys.some(names))
         findings.push({
           title: 'Error does not name the invalid field',
           message: `Invalid field: ${field}; errors: ${JSON.stringify(keys)}`,

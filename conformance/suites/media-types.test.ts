@@ -1,6 +1,6 @@
 // Every request media type of an operation is exercised in every generating phase, not only the first one listed:
 // the async create takes JSON first and a multipart form second, and a server that validates the JSON but lets any
-// multipart form in must be caught. The reference server (SQLite) runs behind the mutants' proxy: without a mutant
+// multipart form in must be caught. Header parameters (Idempotency-Key) are varied by the negative phase too. The reference server (SQLite) runs behind the mutants' proxy: without a mutant
 // the multipart cases are sent in each phase and pass; with "accept an invalid multipart async create" the
 // negative phase fails with negative_data_rejection on a multipart case.
 import { suite } from 'uvu';
@@ -61,8 +61,9 @@ test('the multipart form of the async create is sent in every generating phase, 
       labels.some((label) => label.startsWith(`${phase} `) && label.includes('multipart/form-data')),
       `${phase} sent no multipart case:\n${labels.filter((l) => l.startsWith(phase)).join('\n')}`,
     );
-  // the JSON variant is still there beside it
+  // the JSON variant is still there beside it, and the header parameter is varied too
   assert.ok(labels.some((label) => label.startsWith('negative ') && label.includes('(application/json)')));
+  assert.ok(labels.some((label) => label.startsWith('negative ') && label.includes('header Idempotency-Key')));
 });
 
 test('a server that lets an invalid multipart async create in is caught by the negative phase', async () => {
