@@ -1481,6 +1481,18 @@ export const ServiceUnavailableErrorResponseSchema = {
     ]
 } as const;
 
+export const HttpUrlSchema = {
+    title: 'HttpUrl',
+    description: 'An absolute http or https link given by the client (a media link, a webhook endpoint), at most 2048 characters.\nThe host is a DNS name whose last label is not a number, a dotted-quad IPv4 address (each octet 0 to 255), or a\nbracketed IPv6 address; it contains no `%`, space, control character or other character a host cannot have,\nand the port is at most 65535. Other spellings of an IPv4 address (`2130706433`, `0x7f.1`, `127.1`) are not\nadmitted. A link that matches this pattern but that the WHATWG URL parser still refuses (for example a malformed\nIPv6 literal or a bad internationalized label) is 400 `invalid_parameter` with `param` naming the field (on\n`/v2`, the v2 validation body).\n',
+    type: 'string',
+    format: 'uri',
+    maxLength: 2048,
+    pattern: '^[Hh][Tt][Tt][Pp][Ss]?://(?:[^\\x00-\\x20\\x7f/?#@\\\\]*@)?(?:(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])|\\[[0-9A-Fa-f:.]+\\]|(?:[^\\x00-\\x20\\x7f-\\x9f/?#:@%\\[\\]\\\\^|<>.]+\\.)*(?![0-9]+\\.?(?:[:/?#]|$))(?!0[Xx][0-9A-Fa-f]*\\.?(?:[:/?#]|$))[^\\x00-\\x20\\x7f-\\x9f/?#:@%\\[\\]\\\\^|<>.]+\\.?)(?::(?:[0-9]{0,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:[/?#][^\\x00-\\x20\\x7f]*)?$',
+    examples: [
+        'https://media.example.com/interviews/interview.mp3'
+    ]
+} as const;
+
 export const AsyncTranscriptionJsonRequestSchema = {
     title: 'AsyncTranscriptionJsonRequest',
     description: 'JSON body of `POST /v3/transcriptions/async/create`: a link to the media plus options. Exactly one of `url`\nor `file` is given; to upload a file, use the multipart form instead. Extension: async limits are 500 MB and\n4 hours of audio (configurable); a longer or larger medium ends the task as `failed`.\n',
@@ -1491,10 +1503,7 @@ export const AsyncTranscriptionJsonRequestSchema = {
     ],
     properties: {
         url: {
-            type: 'string',
-            format: 'uri',
-            pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-            maxLength: 2048,
+            $ref: '#/components/schemas/HttpUrl',
             description: 'Direct http/https link to the media. Extension: private, loopback and link-local addresses are refused\n(400 `invalid_parameter`) unless the server allows them; at most 5 redirects are followed, each checked again.\n',
             examples: [
                 'https://media.example.com/interviews/interview.mp3'
@@ -2889,7 +2898,7 @@ export const EmbeddingRequestSchema = {
             ]
         },
         input: {
-            description: 'The text to embed: one string, or an array of 1 to 2048 strings (Extension: the maximum is a server setting,\n2048 by default) embedded independently. Empty strings are refused (Extension). A text longer than the\nmodel\'s context window (`GET /v3/models`) is 400 `context_length_exceeded`. Token arrays are not accepted.\n',
+            description: 'The text to embed: one string, or an array of 1 to 2048 strings (Extension: the maximum is a server setting,\n2048 by default) embedded independently. Empty strings are refused (Extension). A text longer than the\nmodel\'s context window (`GET /v3/models`; 512 tokens for the embedded engine) is 400\n`context_length_exceeded`. All texts together may have at most 300,000 tokens (as OpenAI\'s embeddings API;\nExtension: a server setting may lower it): more is 400 `invalid_parameter` with `param` `input`. The embedded\nengine counts tokens with its own tokenizer; an upstream engine applies its own limit. Token arrays are not\naccepted.\n',
             oneOf: [
                 {
                     type: 'string',
@@ -3134,7 +3143,8 @@ export const TranscriptionPriceRequestSchema = {
         duration_seconds: {
             type: 'number',
             exclusiveMinimum: 0,
-            description: 'Duration of the media in seconds.',
+            maximum: 86400,
+            description: 'Duration of the media in seconds, at most 86400 (one day).',
             examples: [
                 125.4
             ]
@@ -3175,7 +3185,8 @@ export const StreamPriceRequestSchema = {
         duration_seconds: {
             type: 'number',
             exclusiveMinimum: 0,
-            description: 'Expected duration of the session in seconds.',
+            maximum: 86400,
+            description: 'Expected duration of the session in seconds, at most 86400 (one day).',
             examples: [
                 600
             ]
@@ -3216,7 +3227,8 @@ export const ChatPriceRequestSchema = {
         prompt_tokens: {
             type: 'integer',
             minimum: 0,
-            description: 'Input tokens (messages and transcript context).',
+            maximum: 1000000,
+            description: 'Input tokens (messages and transcript context); at most 1000000, above any model\'s context window.',
             examples: [
                 1200
             ]
@@ -3273,7 +3285,8 @@ export const EmbeddingPriceRequestSchema = {
         tokens: {
             type: 'integer',
             minimum: 1,
-            description: 'Input tokens to embed.',
+            maximum: 16777216,
+            description: 'Input tokens to embed; at most 16777216 (2048 texts of 8192 tokens).',
             examples: [
                 5000
             ]
@@ -3854,10 +3867,7 @@ export const WebhookCreateRequestSchema = {
     ],
     properties: {
         url: {
-            type: 'string',
-            format: 'uri',
-            pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-            maxLength: 2048,
+            $ref: '#/components/schemas/HttpUrl',
             description: 'The http/https address to post events to. Private, loopback and link-local addresses are refused\n(400 `invalid_parameter`, `param` `url`) unless the server allows them.\n',
             examples: [
                 'https://hooks.example.com/scribe'
@@ -4141,10 +4151,7 @@ export const WebhookUpdateRequestSchema = {
     minProperties: 1,
     properties: {
         url: {
-            type: 'string',
-            format: 'uri',
-            pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-            maxLength: 2048,
+            $ref: '#/components/schemas/HttpUrl',
             description: 'New http/https address; checked as on create.',
             examples: [
                 'https://hooks.example.com/scribe/v2'
@@ -4840,7 +4847,8 @@ export const V2CalculateRequestSchema = {
         file_size: {
             type: 'integer',
             minimum: 0,
-            description: 'Extension: size of the file in bytes; echoed in the result as `fileSize`.',
+            maximum: 1099511627776,
+            description: 'Extension: size of the file in bytes, at most 1 TiB (2^40); echoed in the result as `fileSize`.',
             examples: [
                 2048576
             ]
@@ -5168,10 +5176,7 @@ export const V2TranscriptionCreateRequestSchema = {
             ]
         },
         source_url: {
-            type: 'string',
-            format: 'uri',
-            pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-            maxLength: 2048,
+            $ref: '#/components/schemas/HttpUrl',
             description: 'Link to the media, http or https; the service downloads it.',
             examples: [
                 'https://media.example.com/interview.mp3'
@@ -6082,7 +6087,8 @@ export const AccountCreateRequestSchema = {
         balance: {
             type: 'number',
             minimum: 0,
-            description: 'Initial balance, written to the ledger as a `topup` entry when above 0; the default is 0.',
+            maximum: 1000000000,
+            description: 'Initial balance, at most 1000000000, written to the ledger as a `topup` entry when above 0; the default is 0.\n',
             default: 0,
             examples: [
                 1000
@@ -6100,8 +6106,9 @@ export const AccountCreateRequestSchema = {
         credit_limit: {
             type: 'number',
             minimum: 0,
+            maximum: 1000000000,
             default: 0,
-            description: 'How far the balance may go below zero when the overdraft is enabled.',
+            description: 'How far the balance may go below zero when the overdraft is enabled; at most 1000000000.',
             examples: [
                 0
             ]
@@ -6232,7 +6239,8 @@ export const AccountUpdateRequestSchema = {
         credit_limit: {
             type: 'number',
             minimum: 0,
-            description: 'How far the balance may go below zero when the overdraft is enabled.',
+            maximum: 1000000000,
+            description: 'How far the balance may go below zero when the overdraft is enabled; at most 1000000000.',
             examples: [
                 500
             ]
@@ -6273,7 +6281,9 @@ export const TopUpRequestSchema = {
     properties: {
         amount: {
             type: 'number',
-            description: 'Amount in the account currency with at most 2 decimals; positive for `topup`, non-zero for `adjust`.',
+            minimum: -1000000000,
+            maximum: 1000000000,
+            description: 'Amount in the account currency with at most 2 decimals, from -1000000000 to 1000000000; positive for `topup`,\nnon-zero for `adjust`.\n',
             examples: [
                 500
             ]

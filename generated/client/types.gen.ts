@@ -695,6 +695,20 @@ export type ServiceUnavailableErrorResponse = {
 };
 
 /**
+ * HttpUrl
+ *
+ * An absolute http or https link given by the client (a media link, a webhook endpoint), at most 2048 characters.
+ * The host is a DNS name whose last label is not a number, a dotted-quad IPv4 address (each octet 0 to 255), or a
+ * bracketed IPv6 address; it contains no `%`, space, control character or other character a host cannot have,
+ * and the port is at most 65535. Other spellings of an IPv4 address (`2130706433`, `0x7f.1`, `127.1`) are not
+ * admitted. A link that matches this pattern but that the WHATWG URL parser still refuses (for example a malformed
+ * IPv6 literal or a bad internationalized label) is 400 `invalid_parameter` with `param` naming the field (on
+ * `/v2`, the v2 validation body).
+ *
+ */
+export type HttpUrl = string;
+
+/**
  * AsyncTranscriptionJsonRequest
  *
  * JSON body of `POST /v3/transcriptions/async/create`: a link to the media plus options. Exactly one of `url`
@@ -708,7 +722,7 @@ export type AsyncTranscriptionJsonRequest = {
      * (400 `invalid_parameter`) unless the server allows them; at most 5 redirects are followed, each checked again.
      *
      */
-    url: string;
+    url: HttpUrl;
     /**
      * Language code of the speech, for example `ru` or `en`.
      */
@@ -1360,7 +1374,11 @@ export type EmbeddingRequest = {
     /**
      * The text to embed: one string, or an array of 1 to 2048 strings (Extension: the maximum is a server setting,
      * 2048 by default) embedded independently. Empty strings are refused (Extension). A text longer than the
-     * model's context window (`GET /v3/models`) is 400 `context_length_exceeded`. Token arrays are not accepted.
+     * model's context window (`GET /v3/models`; 512 tokens for the embedded engine) is 400
+     * `context_length_exceeded`. All texts together may have at most 300,000 tokens (as OpenAI's embeddings API;
+     * Extension: a server setting may lower it): more is 400 `invalid_parameter` with `param` `input`. The embedded
+     * engine counts tokens with its own tokenizer; an upstream engine applies its own limit. Token arrays are not
+     * accepted.
      *
      */
     input: string | Array<string>;
@@ -1452,7 +1470,7 @@ export type TranscriptionPriceRequest = {
      */
     type: 'transcription';
     /**
-     * Duration of the media in seconds.
+     * Duration of the media in seconds, at most 86400 (one day).
      */
     duration_seconds: number;
     /**
@@ -1472,7 +1490,7 @@ export type StreamPriceRequest = {
      */
     type: 'stream';
     /**
-     * Expected duration of the session in seconds.
+     * Expected duration of the session in seconds, at most 86400 (one day).
      */
     duration_seconds: number;
 };
@@ -1492,7 +1510,7 @@ export type ChatPriceRequest = {
      */
     model: ChatModelId;
     /**
-     * Input tokens (messages and transcript context).
+     * Input tokens (messages and transcript context); at most 1000000, above any model's context window.
      */
     prompt_tokens: number;
     /**
@@ -1516,7 +1534,7 @@ export type EmbeddingPriceRequest = {
      */
     model?: 'service-embedding';
     /**
-     * Input tokens to embed.
+     * Input tokens to embed; at most 16777216 (2048 texts of 8192 tokens).
      */
     tokens: number;
 };
@@ -1781,7 +1799,7 @@ export type WebhookCreateRequest = {
      * (400 `invalid_parameter`, `param` `url`) unless the server allows them.
      *
      */
-    url: string;
+    url: HttpUrl;
     /**
      * Event types to send to this endpoint.
      */
@@ -1911,7 +1929,7 @@ export type WebhookUpdateRequest = {
     /**
      * New http/https address; checked as on create.
      */
-    url?: string;
+    url?: HttpUrl;
     /**
      * New list of event types.
      */
@@ -2232,7 +2250,7 @@ export type V2CalculateRequest = {
      */
     filename?: string;
     /**
-     * Extension: size of the file in bytes; echoed in the result as `fileSize`.
+     * Extension: size of the file in bytes, at most 1 TiB (2^40); echoed in the result as `fileSize`.
      */
     file_size?: number;
 };
@@ -2379,7 +2397,7 @@ export type V2TranscriptionCreateRequest = unknown & {
     /**
      * Link to the media, http or https; the service downloads it.
      */
-    source_url?: string;
+    source_url?: HttpUrl;
     /**
      * Language code of the speech, for example `ru` or `en`; the default is `ru`.
      */
@@ -2812,7 +2830,8 @@ export type AccountCreateRequest = {
      */
     name?: string;
     /**
-     * Initial balance, written to the ledger as a `topup` entry when above 0; the default is 0.
+     * Initial balance, at most 1000000000, written to the ledger as a `topup` entry when above 0; the default is 0.
+     *
      */
     balance?: number;
     /**
@@ -2820,7 +2839,7 @@ export type AccountCreateRequest = {
      */
     currency?: string;
     /**
-     * How far the balance may go below zero when the overdraft is enabled.
+     * How far the balance may go below zero when the overdraft is enabled; at most 1000000000.
      */
     credit_limit?: number;
     /**
@@ -2869,7 +2888,7 @@ export type AccountUpdateRequest = {
      */
     name?: string;
     /**
-     * How far the balance may go below zero when the overdraft is enabled.
+     * How far the balance may go below zero when the overdraft is enabled; at most 1000000000.
      */
     credit_limit?: number;
     /**
@@ -2893,7 +2912,9 @@ export type AccountUpdateRequest = {
  */
 export type TopUpRequest = {
     /**
-     * Amount in the account currency with at most 2 decimals; positive for `topup`, non-zero for `adjust`.
+     * Amount in the account currency with at most 2 decimals, from -1000000000 to 1000000000; positive for `topup`,
+     * non-zero for `adjust`.
+     *
      */
     amount: number;
     /**
@@ -4110,7 +4131,12 @@ export type CreateEmbeddingErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account), or this account already has as many embedding
+     * requests in progress as it may (Extension: 4 by default, a server setting), answered 429
+     * `too_many_concurrent_jobs`; retry after `Retry-After` seconds. Requests of different accounts are served in
+     * turns, a small batch of texts at a time, so one account's large requests delay another account's request by
+     * about one batch, not by their whole size.
+     *
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4802,7 +4828,12 @@ export type CreateOpenAiEmbeddingErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account), or this account already has as many embedding
+     * requests in progress as it may (Extension: 4 by default, a server setting), answered 429
+     * `too_many_concurrent_jobs`; retry after `Retry-After` seconds. Requests of different accounts are served in
+     * turns, a small batch of texts at a time, so one account's large requests delay another account's request by
+     * about one batch, not by their whole size.
+     *
      */
     429: TooManyRequestsErrorResponse;
     /**

@@ -501,6 +501,20 @@ export const zServiceUnavailableErrorResponse = z.object({
 });
 
 /**
+ * HttpUrl
+ *
+ * An absolute http or https link given by the client (a media link, a webhook endpoint), at most 2048 characters.
+ * The host is a DNS name whose last label is not a number, a dotted-quad IPv4 address (each octet 0 to 255), or a
+ * bracketed IPv6 address; it contains no `%`, space, control character or other character a host cannot have,
+ * and the port is at most 65535. Other spellings of an IPv4 address (`2130706433`, `0x7f.1`, `127.1`) are not
+ * admitted. A link that matches this pattern but that the WHATWG URL parser still refuses (for example a malformed
+ * IPv6 literal or a bad internationalized label) is 400 `invalid_parameter` with `param` naming the field (on
+ * `/v2`, the v2 validation body).
+ *
+ */
+export const zHttpUrl = z.url().max(2048).regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[^\x00-\x20\x7f\/?#@\\]*@)?(?:(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])|\[[0-9A-Fa-f:.]+\]|(?:[^\x00-\x20\x7f-\x9f\/?#:@%\[\]\\^|<>.]+\.)*(?![0-9]+\.?(?:[:\/?#]|$))(?!0[Xx][0-9A-Fa-f]*\.?(?:[:\/?#]|$))[^\x00-\x20\x7f-\x9f\/?#:@%\[\]\\^|<>.]+\.?)(?::(?:[0-9]{0,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(?:[\/?#][^\x00-\x20\x7f]*)?$/);
+
+/**
  * AsyncTranscriptionJsonRequest
  *
  * JSON body of `POST /v3/transcriptions/async/create`: a link to the media plus options. Exactly one of `url`
@@ -509,7 +523,7 @@ export const zServiceUnavailableErrorResponse = z.object({
  *
  */
 export const zAsyncTranscriptionJsonRequest = z.object({
-    url: z.url().max(2048).regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//),
+    url: zHttpUrl,
     language: z.string().max(35).regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().default('ru'),
     priority: zPriority.optional().default('queue'),
     diarization: z.boolean().optional().default(false),
@@ -1006,7 +1020,7 @@ export const zEmbeddingList = z.object({
  */
 export const zTranscriptionPriceRequest = z.object({
     type: z.literal('transcription'),
-    duration_seconds: z.number().gt(0),
+    duration_seconds: z.number().gt(0).lte(86400),
     priority: zPriority.optional().default('queue')
 });
 
@@ -1017,7 +1031,7 @@ export const zTranscriptionPriceRequest = z.object({
  */
 export const zStreamPriceRequest = z.object({
     type: z.literal('stream'),
-    duration_seconds: z.number().gt(0)
+    duration_seconds: z.number().gt(0).lte(86400)
 });
 
 /**
@@ -1028,7 +1042,7 @@ export const zStreamPriceRequest = z.object({
 export const zChatPriceRequest = z.object({
     type: z.literal('chat'),
     model: zChatModelId,
-    prompt_tokens: z.int().gte(0),
+    prompt_tokens: z.int().gte(0).lte(1000000),
     completion_tokens: z.int().gte(0).lte(32000)
 });
 
@@ -1040,7 +1054,7 @@ export const zChatPriceRequest = z.object({
 export const zEmbeddingPriceRequest = z.object({
     type: z.literal('embedding'),
     model: z.enum(['service-embedding']).optional(),
-    tokens: z.int().gte(1)
+    tokens: z.int().gte(1).lte(16777216)
 });
 
 /**
@@ -1190,7 +1204,7 @@ export const zWebhookEventType = z.enum(['transcription.completed', 'transcripti
  * Extension: registration of a webhook endpoint.
  */
 export const zWebhookCreateRequest = z.object({
-    url: z.url().max(2048).regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//),
+    url: zHttpUrl,
     events: z.array(zWebhookEventType).min(1),
     description: z.string().max(500).optional()
 });
@@ -1249,7 +1263,7 @@ export const zWebhookList = z.object({
  *
  */
 export const zWebhookUpdateRequest = z.object({
-    url: z.url().max(2048).regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//).optional(),
+    url: zHttpUrl.optional(),
     events: z.array(zWebhookEventType).min(1).optional(),
     description: z.string().max(500).nullish(),
     enabled: z.boolean().optional()
@@ -1414,7 +1428,7 @@ export const zV2CalculateRequest = z.object({
     priority: zPriority,
     duration: z.string().regex(/^[0-9]{1,4}:[0-5][0-9]$/),
     filename: z.string().min(1).max(255).optional(),
-    file_size: z.int().gte(0).optional()
+    file_size: z.int().gte(0).lte(1099511627776).optional()
 });
 
 /**
@@ -1539,7 +1553,7 @@ export const zV2InternalServerErrorResponse = zV2ErrorResponse.and(z.object({
 
 export const zV2TranscriptionCreateRequest = z.intersection(z.unknown(), z.object({
     file: z.string().optional(),
-    source_url: z.url().max(2048).regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//).optional(),
+    source_url: zHttpUrl.optional(),
     language: z.string().max(35).regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().default('ru'),
     priority: zPriority.optional().default('queue'),
     terms: z.string().max(2000).optional(),
@@ -1788,9 +1802,9 @@ export const zAccountList = z.object({
  */
 export const zAccountCreateRequest = z.object({
     name: z.string().min(1).max(100).optional(),
-    balance: z.number().gte(0).optional().default(0),
+    balance: z.number().gte(0).lte(1000000000).optional().default(0),
     currency: z.string().regex(/^[A-Z]{3}$/).optional().default('RUB'),
-    credit_limit: z.number().gte(0).optional().default(0),
+    credit_limit: z.number().gte(0).lte(1000000000).optional().default(0),
     overdraft_enabled: z.boolean().optional().default(false),
     tariff_plan: z.string().min(1).max(64).optional().default('standard'),
     issue_keys: z.boolean().optional().default(true)
@@ -1815,7 +1829,7 @@ export const zAccountCreated = z.object({
  */
 export const zAccountUpdateRequest = z.object({
     name: z.string().min(1).max(100).optional(),
-    credit_limit: z.number().gte(0).optional(),
+    credit_limit: z.number().gte(0).lte(1000000000).optional(),
     overdraft_enabled: z.boolean().optional(),
     tariff_plan: z.string().min(1).max(64).optional()
 });
@@ -1830,7 +1844,7 @@ export const zAccountUpdateRequest = z.object({
  *
  */
 export const zTopUpRequest = z.object({
-    amount: z.number(),
+    amount: z.number().gte(-1000000000).lte(1000000000),
     kind: z.enum(['topup', 'adjust']).optional(),
     description: z.string().min(1).max(500).optional()
 });
@@ -2580,7 +2594,7 @@ export const zDownloadV2TranscriptionResultPath = z.object({
 });
 
 export const zDownloadV2TranscriptionResultQuery = z.object({
-    expires: z.int().gte(0),
+    expires: z.int().gte(0).lte(253402300799),
     signature: z.string().regex(/^[0-9a-f]{64}$/)
 });
 

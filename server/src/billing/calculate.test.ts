@@ -127,6 +127,39 @@ for (const kind of databaseKinds) {
     assert.is(unknownType.body.error.type, 'invalid_request_error');
   });
 
+  test('v3: huge numbers (1e308, and 1e309 which JSON.parse reads as Infinity) are 400 with param', async () => {
+    const h = harness();
+    const account = await fresh();
+    const cases: [string, string][] = [
+      ['{"type":"transcription","duration_seconds":1e309}', 'duration_seconds'],
+      ['{"type":"transcription","duration_seconds":1e308}', 'duration_seconds'],
+      ['{"type":"stream","duration_seconds":1e309}', 'duration_seconds'],
+      ['{"type":"chat","model":"service-mini","prompt_tokens":1e308,"completion_tokens":1}', 'prompt_tokens'],
+      ['{"type":"embedding","tokens":1e309}', 'tokens'],
+    ];
+    for (const [body, param] of cases) {
+      const reply = await h.v3(account.apiKey, 'POST', '/v3/billing/calculate', {
+        body,
+        headers: { 'Content-Type': 'application/json' },
+      });
+      assert.is(reply.status, 400, `${body}: ${reply.text}`);
+      assert.equal([reply.body.error.code, reply.body.error.param], ['invalid_parameter', param], body);
+    }
+    // The largest admitted duration still prices to a finite whole amount.
+    const longest = await quote(account, { type: 'transcription', duration_seconds: 86400, priority: 'lightning' });
+    assert.equal([longest.minutes_billed, Number.isFinite(longest.amount)], [1440, true]);
+  });
+
+  test('v2: a file_size over 1 TiB is 400 naming errors.file_size', async () => {
+    const account = await fresh();
+    const reply = await harness().signed(account.signer, 'POST', CALCULATE, {
+      body: '{"priority":"queue","duration":"01:00","file_size":1e309}',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    assert.is(reply.status, 400, reply.text);
+    assert.equal([reply.body.error, Object.keys(reply.body.errors)], ['VALIDATION_ERROR', ['file_size']]);
+  });
+
   test('v2: MM:SS is priced by started minute and the file fields are echoed', async () => {
     const account = await fresh();
     const minimal = await v2(account, { priority: 'queue', duration: '45:00' });

@@ -9,6 +9,7 @@ import type {
 import type { Ledger } from '../billing/ledger.ts';
 import { now, parseJson } from '../db/rows.ts';
 import { ApiError, errors } from '../http/api-error.ts';
+import { parseClientUrl } from '../http/client-url.ts';
 import { accountOf, type HandlerGroup } from '../http/operation.ts';
 import type { Intake, TaskOptions } from './intake.ts';
 import type { JobQueue } from './jobs.ts';
@@ -59,6 +60,7 @@ export function transcriptionTaskHandlers(
         return { status: 202, body: { transcription_id: row.id } };
       }
       const body = request.body;
+      parseClientUrl(body.url, 'url');
       const row = await intake.fromUrl(account, body.url, optionsOf(body, 'async', withOutputDefaults(body.output)));
       return { status: 202, body: { transcription_id: row.id } };
     },

@@ -3,18 +3,14 @@
 // allowed it (SCRIBE_URL_ALLOW_HOSTS). A host that does not resolve (yet) is accepted: nothing is reachable there
 // now, and every delivery checks the address again before it connects.
 import { errors } from '../http/api-error.ts';
+import { parseClientUrl } from '../http/client-url.ts';
 import { UrlRefusedError, type AddressGuard } from '../media/address-guard.ts';
 
 /** How long registration waits for DNS before accepting the URL (the delivery checks again anyway). */
 const CHECK_TIMEOUT_MS = 5000;
 
 export async function checkWebhookUrl(guard: AddressGuard, url: string): Promise<void> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw errors.invalidParameter('url', 'url must be an http or https URL.');
-  }
+  const parsed = parseClientUrl(url, 'url');
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), CHECK_TIMEOUT_MS);

@@ -4,6 +4,7 @@
 import type { TranscriptionResult, V2TranscriptionCreateRequest } from '../../../../generated/client/types.gen.ts';
 import { parseJson, toIso } from '../../db/rows.ts';
 import { ApiError, errors } from '../../http/api-error.ts';
+import { parseClientUrl } from '../../http/client-url.ts';
 import { accountOf, type HandlerGroup } from '../../http/operation.ts';
 import type { Intake, TaskOptions } from '../intake.ts';
 import type { JobQueue } from '../jobs.ts';
@@ -61,6 +62,7 @@ export function v2TranscriptionHandlers(deps: V2Deps): HandlerGroup {
       // The form schema's oneOf already refuses none or both; this keeps the handler honest on its own.
       if (request.upload && fields.source_url)
         throw errors.invalidParameter('source_url', 'Give either file or source_url, not both.');
+      if (fields.source_url !== undefined) parseClientUrl(fields.source_url, 'source_url');
       const row = request.upload
         ? await intake.fromUpload(account, request.upload, optionsOf(fields))
         : fields.source_url
