@@ -8,6 +8,7 @@ import { allowListFromEnv, createAddressGuard, nonPublicRange, UrlRefusedError }
 
 const test = suite('address guard');
 const strict = createAddressGuard([]);
+const REFUSED = 'is not allowed: the server does not fetch from private, local or reserved networks.';
 
 async function refusal(guard: ReturnType<typeof createAddressGuard>, url: string): Promise<UrlRefusedError> {
   try {
@@ -73,7 +74,10 @@ for (const [host, label] of refusedHosts) {
   test(`refuses http://${host}/ (${label})`, async () => {
     const error = await refusal(strict, `http://${host}/file.mp3`);
     assert.is(error.reason, 'address');
-    assert.match(error.message, label);
+    assert.match(error.detail ?? '', label);
+    // The message names only the host as the client wrote it (normalized by the URL parser), not its range.
+    const hostname = new URL(`http://${host}/`).hostname;
+    assert.is(error.message, `The host ${hostname.replace(/^\[|\]$/g, '')} ${REFUSED}`);
     assert.is(error.url, new URL(`http://${host}/file.mp3`).href);
   });
 }
@@ -121,8 +125,9 @@ test('only http and https are fetched', async () => {
 test('localhost by name is refused unless the name is allowed', async () => {
   const error = await refusal(strict, 'http://localhost:8080/a.wav');
   assert.is(error.reason, 'address');
-  assert.match(error.message, 'localhost');
-  assert.match(error.message, 'loopback');
+  assert.is(error.message, `The host localhost ${REFUSED}`);
+  // What the name resolved to is for the server's log only.
+  assert.match(error.detail ?? '', /^(127\.0\.0\.1|::1) \(loopback\)$/);
   for (const entry of ['localhost', 'LOCALHOST.']) {
     const checked = await createAddressGuard([entry]).check(new URL('http://localhost:8080/a.wav'));
     assert.ok(nonPublicRange(ipaddr.parse(checked.address)) === 'loopback');
@@ -174,7 +179,16 @@ test('allowListFromEnv splits SCRIBE_URL_ALLOW_HOSTS on commas and spaces', () =
 test('a host that does not resolve is refused with reason dns', async () => {
   const error = await refusal(strict, 'http://no-such-host.invalid/a.wav');
   assert.is(error.reason, 'dns');
-  assert.match(error.message, 'no-such-host.invalid');
+  assert.is(error.message, 'The host no-such-host.invalid could not be resolved.');
+  assert.ok(error.detail, 'the DNS error code is kept for the log');
+});
+
+test('a refusal of a name never says what the name resolves to, nor its range', async () => {
+  const error = await refusal(strict, 'http://localhost/a.wav');
+  const [resolved] = (error.detail ?? '').split(' ');
+  assert.ok(resolved && ipaddr.isValid(resolved), error.detail);
+  assert.not.ok(error.message.includes(resolved), error.message);
+  assert.not.ok(/127\.0\.0\.1|::1|loopback/.test(error.message), error.message);
 });
 
 test.run();

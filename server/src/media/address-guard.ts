@@ -2,7 +2,9 @@
 // and only when every address the host resolves to is public unicast (no loopback, private, link-local such as the
 // 169.254.169.254 metadata service, unique-local, CGNAT, multicast, reserved, or IPv4-mapped/NAT64 forms of those),
 // unless the operator allowed the host or address in SCRIBE_URL_ALLOW_HOSTS. The caller connects to the address
-// returned here, so a second DNS answer cannot swap it.
+// returned here, so a second DNS answer cannot swap it. A refusal's message goes back to the client (a 400, a failed
+// task, a webhook delivery record), so it never says what a name resolved to or why DNS failed: otherwise the guard
+// would answer questions about the operator's internal DNS. That stays in `detail`, for the server's log.
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 
@@ -17,6 +19,8 @@ export class UrlRefusedError extends Error {
     readonly reason: UrlRefusal,
     message: string,
     readonly url: string,
+    /** For the server's log only: the address and its range, or the DNS error code. Never shown to the client. */
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -139,7 +143,7 @@ export function createAddressGuard(allow: string[]): AddressGuard {
         resolved = await lookup(host, { all: true, verbatim: true });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'error';
-        throw new UrlRefusedError('dns', `The host ${host} could not be resolved (${code}).`, url.href);
+        throw new UrlRefusedError('dns', `The host ${host} could not be resolved.`, url.href, code);
       }
       const first = resolved[0];
       if (!first) throw new UrlRefusedError('dns', `The host ${host} has no addresses.`, url.href);
@@ -153,9 +157,9 @@ export function createAddressGuard(allow: string[]): AddressGuard {
           if (range) {
             throw new UrlRefusedError(
               'address',
-              `The host ${host} resolves to a ${describeRange(range)} address; the server does not fetch from ` +
-                'private, local or reserved networks.',
+              `The host ${host} is not allowed: the server does not fetch from private, local or reserved networks.`,
               url.href,
+              `${address} (${describeRange(range)})`,
             );
           }
         }
