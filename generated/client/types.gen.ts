@@ -4132,7 +4132,7 @@ export type CreateEmbeddingErrors = {
     415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account), or this account already has as many embedding
-     * requests in progress as it may (Extension: 4 by default, a server setting), answered 429
+     * requests in progress as it may (Extension: 8 by default, a server setting), answered 429
      * `too_many_concurrent_jobs`; retry after `Retry-After` seconds. Requests of different accounts are served in
      * turns, a small batch of texts at a time, so one account's large requests delay another account's request by
      * about one batch, not by their whole size.
@@ -4829,7 +4829,7 @@ export type CreateOpenAiEmbeddingErrors = {
     415: UnsupportedMediaTypeErrorResponse;
     /**
      * Too many requests (more than 10 per second per account), or this account already has as many embedding
-     * requests in progress as it may (Extension: 4 by default, a server setting), answered 429
+     * requests in progress as it may (Extension: 8 by default, a server setting), answered 429
      * `too_many_concurrent_jobs`; retry after `Retry-After` seconds. Requests of different accounts are served in
      * turns, a small batch of texts at a time, so one account's large requests delay another account's request by
      * about one batch, not by their whole size.

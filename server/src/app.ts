@@ -278,6 +278,8 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
         ledger,
         prices: config.prices,
         maxInputs: config.embedding.maxInputs,
+        maxRequestTokens: config.embedding.maxRequestTokens,
+        maxAccountRequests: config.embedding.maxAccountRequests,
         logger,
       }),
     ),

@@ -152,6 +152,10 @@ export interface EmbeddingConfig {
   workers: number;
   /** Most texts in one request; the contract allows at most 2048. */
   maxInputs: number;
+  /** Most tokens of all texts of one request (the contract's 300,000 at most). */
+  maxRequestTokens: number;
+  /** Embedding requests one account may have in this process at once; one more is 429 `too_many_concurrent_jobs`. */
+  maxAccountRequests: number;
 }
 
 export interface WebhookConfig {
@@ -379,6 +383,8 @@ export function loadConfig(env: Env = process.env): Config {
       upstreamApiKey: merged.SCRIBE_EMBEDDING_API_KEY || undefined,
       workers: integer(merged, 'SCRIBE_EMBEDDING_WORKERS', 1) || 1,
       maxInputs: Math.min(integer(merged, 'SCRIBE_EMBEDDING_MAX_INPUTS', 2048) || 2048, 2048),
+      maxRequestTokens: Math.min(integer(merged, 'SCRIBE_EMBEDDING_MAX_TOKENS', 300_000) || 300_000, 300_000),
+      maxAccountRequests: integer(merged, 'SCRIBE_EMBEDDING_ACCOUNT_REQUESTS', 8) || 8,
     },
     webhooks: {
       schedule: secondsList(merged, 'SCRIBE_WEBHOOK_SCHEDULE', defaultWebhookSchedule),

@@ -26,6 +26,14 @@ export interface Embedded {
   tokens: number;
 }
 
+/** Who asks, and until when: a local engine takes turns between accounts (fair-scheduler.ts). */
+export interface EmbedCallOptions {
+  /** The account the texts belong to; calls without one share one turn. */
+  account?: string;
+  /** Aborting drops the call's work that has not started yet. */
+  signal?: AbortSignal;
+}
+
 export interface EmbeddingEngine {
   readonly kind: 'use-lite' | 'openai-compatible';
   /** Longest text in tokens that the engine accepts (reported as `context_window` in /v3/models). */
@@ -35,8 +43,8 @@ export interface EmbeddingEngine {
   /** Whether the engine can serve now: `unavailable` after it failed to start or its upstream could not be reached. */
   status(): 'available' | 'unavailable';
   /** Token counts of the texts; a text over `contextWindow` may be counted only as far as needed to know that. */
-  measure(texts: string[]): Promise<Measured>;
-  embed(texts: string[], measured: Measured, options?: { signal?: AbortSignal }): Promise<Embedded>;
+  measure(texts: string[], options?: EmbedCallOptions): Promise<Measured>;
+  embed(texts: string[], measured: Measured, options?: EmbedCallOptions): Promise<Embedded>;
   /** Stops workers; later calls reject with `engine_closed`. */
   close(): Promise<void>;
 }

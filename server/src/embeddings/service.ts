@@ -10,6 +10,10 @@
 //  - The price is the one /v3/billing/calculate quotes for `{type: embedding, tokens}` (per 1,000 tokens, rounded half
 //    up to whole minor units per request). A request whose price rounds to 0 leaves no ledger entries.
 //  - A failed engine call releases the reservation in full: nothing is charged for vectors that were not returned.
+//  - Bounded per account: at most `maxAccountRequests` requests of one account are in progress in this process (one
+//    more is 429 `too_many_concurrent_jobs` with Retry-After), and a request has at most `maxRequestTokens` tokens in
+//    all (400 `invalid_parameter`, param `input`), so one account's queued work is bounded; the engine serves the
+//    accounts' batches in turns, so that work delays another account's request by about one batch.
 //  - Engine failures are 503 `engine_unavailable` with a message that names no internal address (the details go to
 //    the log); an upstream's refusal of the input (its 400) is passed on as a 400 with its code and `param`.
 import type { Logger } from 'pino';
@@ -34,13 +38,19 @@ export interface EmbeddingServiceDeps {
   prices: PriceTable;
   /** Most texts in one request (SCRIBE_EMBEDDING_MAX_INPUTS, at most the contract's 2048). */
   maxInputs: number;
+  /** Most tokens of all texts of one request (SCRIBE_EMBEDDING_MAX_TOKENS, at most the contract's 300,000). */
+  maxRequestTokens: number;
+  /** Requests of one account in progress at once (SCRIBE_EMBEDDING_ACCOUNT_REQUESTS). */
+  maxAccountRequests: number;
   logger: Logger;
 }
 
 const PASSED_ON_CODES = new Set<ServerErrorCode>(['context_length_exceeded', 'invalid_parameter', 'missing_parameter']);
 
 export function createEmbeddingService(deps: EmbeddingServiceDeps) {
-  const { engine, ledger, prices, maxInputs, logger } = deps;
+  const { engine, ledger, prices, maxInputs, maxRequestTokens, maxAccountRequests, logger } = deps;
+  /** Requests in progress per account id (entries removed at 0). */
+  const inProgress = new Map<string, number>();
   const priceOf = (tokens: number) => quote({ type: 'embedding', tokens }, prices).amountMinor;
 
   /** Engine failures as answers: the input's fault stays a 400, anything else is the engine's (503). */
@@ -65,76 +75,110 @@ export function createEmbeddingService(deps: EmbeddingServiceDeps) {
     return new ApiError(503, 'engine_unavailable', message, 'model');
   }
 
+  /** Counts the request against its account's bound for as long as `work` runs. */
+  async function counted<T>(accountId: string, work: () => Promise<T>): Promise<T> {
+    const current = inProgress.get(accountId) ?? 0;
+    if (current >= maxAccountRequests) {
+      throw new ApiError(
+        429,
+        'too_many_concurrent_jobs',
+        `This account already has ${maxAccountRequests} embedding requests in progress; send the next one when one ` +
+          'of them has been answered.',
+        null,
+        { 'Retry-After': '1' },
+      );
+    }
+    inProgress.set(accountId, current + 1);
+    try {
+      return await work();
+    } finally {
+      const left = (inProgress.get(accountId) ?? 1) - 1;
+      if (left > 0) inProgress.set(accountId, left);
+      else inProgress.delete(accountId);
+    }
+  }
+
   return {
-    async create(account: AccountRow, request: EmbeddingRequest, requestId: string): Promise<EmbeddingList> {
-      const single = typeof request.input === 'string';
-      const texts = typeof request.input === 'string' ? [request.input] : request.input;
-      if (texts.length > maxInputs) {
-        throw errors.invalidParameter('input', `input may contain at most ${maxInputs} texts.`);
-      }
-      const native = Math.min(engine.dimensions ?? MAX_DIMENSIONS, MAX_DIMENSIONS);
-      if (request.dimensions !== undefined && request.dimensions > native) {
-        throw errors.invalidParameter('dimensions', `dimensions must be between 1 and ${native}.`);
-      }
-
-      let measured;
-      try {
-        measured = await engine.measure(texts);
-      } catch (error) {
-        throw failureOf(error, requestId);
-      }
-      if (measured.exact) {
-        const over = measured.tokens.findIndex((tokens) => tokens > engine.contextWindow);
-        if (over >= 0) {
-          const param = single ? 'input' : `input.${over}`;
-          throw new ApiError(
-            400,
-            'context_length_exceeded',
-            `${param} has more than ${engine.contextWindow} tokens; ${EMBEDDING_MODEL} accepts at most ` +
-              `${engine.contextWindow} tokens per text.`,
-            param,
-          );
-        }
-      }
-
-      const bound = measured.tokens.reduce((sum, n) => sum + n, 0);
-      const reserveMinor = priceOf(bound);
-      const reference = `embedding:${requestId}`.slice(0, 128);
-      const reservation: Reservation | undefined =
-        reserveMinor > 0 ? await ledger.reserve(account.id, reserveMinor, reference) : undefined;
-
-      let embedded;
-      try {
-        embedded = await engine.embed(texts, measured);
-        const length = embedded.vectors[0]?.length ?? 0;
-        if (request.dimensions !== undefined && request.dimensions > length) {
-          throw errors.invalidParameter('dimensions', `dimensions must be between 1 and ${length}.`);
-        }
-      } catch (error) {
-        if (reservation) await ledger.settle(reservation.id, 0);
-        throw failureOf(error, requestId);
-      }
-
-      const chargeMinor = Math.min(priceOf(embedded.tokens), reserveMinor);
-      if (reservation) {
-        await ledger.settle(reservation.id, chargeMinor, `service-embedding_tokens ${embedded.tokens} tokens`);
-      }
-
-      const dimensions = request.dimensions ?? Math.min(embedded.vectors[0]!.length, MAX_DIMENSIONS);
-      const format = request.encoding_format ?? 'float';
-      const data: Embedding[] = embedded.vectors.map((vector, index) => ({
-        object: 'embedding',
-        index,
-        embedding: encodeVector(shorten(vector, dimensions), format),
-      }));
-      return {
-        object: 'list',
-        data,
-        model: EMBEDDING_MODEL,
-        usage: { prompt_tokens: embedded.tokens, total_tokens: embedded.tokens },
-      };
-    },
+    create: (account: AccountRow, request: EmbeddingRequest, requestId: string): Promise<EmbeddingList> =>
+      counted(account.id, () => create(account, request, requestId)),
   };
+
+  async function create(account: AccountRow, request: EmbeddingRequest, requestId: string): Promise<EmbeddingList> {
+    const single = typeof request.input === 'string';
+    const texts = typeof request.input === 'string' ? [request.input] : request.input;
+    if (texts.length > maxInputs) {
+      throw errors.invalidParameter('input', `input may contain at most ${maxInputs} texts.`);
+    }
+    const native = Math.min(engine.dimensions ?? MAX_DIMENSIONS, MAX_DIMENSIONS);
+    if (request.dimensions !== undefined && request.dimensions > native) {
+      throw errors.invalidParameter('dimensions', `dimensions must be between 1 and ${native}.`);
+    }
+
+    let measured;
+    try {
+      measured = await engine.measure(texts, { account: account.id });
+    } catch (error) {
+      throw failureOf(error, requestId);
+    }
+    if (measured.exact) {
+      const over = measured.tokens.findIndex((tokens) => tokens > engine.contextWindow);
+      if (over >= 0) {
+        const param = single ? 'input' : `input.${over}`;
+        throw new ApiError(
+          400,
+          'context_length_exceeded',
+          `${param} has more than ${engine.contextWindow} tokens; ${EMBEDDING_MODEL} accepts at most ` +
+            `${engine.contextWindow} tokens per text.`,
+          param,
+        );
+      }
+      const total = measured.tokens.reduce((sum, n) => sum + n, 0);
+      if (total > maxRequestTokens) {
+        throw errors.invalidParameter(
+          'input',
+          `input has ${total} tokens in all; ${EMBEDDING_MODEL} accepts at most ${maxRequestTokens} tokens per ` +
+            'request. Split it into smaller requests.',
+        );
+      }
+    }
+
+    const bound = measured.tokens.reduce((sum, n) => sum + n, 0);
+    const reserveMinor = priceOf(bound);
+    const reference = `embedding:${requestId}`.slice(0, 128);
+    const reservation: Reservation | undefined =
+      reserveMinor > 0 ? await ledger.reserve(account.id, reserveMinor, reference) : undefined;
+
+    let embedded;
+    try {
+      embedded = await engine.embed(texts, measured, { account: account.id });
+      const length = embedded.vectors[0]?.length ?? 0;
+      if (request.dimensions !== undefined && request.dimensions > length) {
+        throw errors.invalidParameter('dimensions', `dimensions must be between 1 and ${length}.`);
+      }
+    } catch (error) {
+      if (reservation) await ledger.settle(reservation.id, 0);
+      throw failureOf(error, requestId);
+    }
+
+    const chargeMinor = Math.min(priceOf(embedded.tokens), reserveMinor);
+    if (reservation) {
+      await ledger.settle(reservation.id, chargeMinor, `service-embedding_tokens ${embedded.tokens} tokens`);
+    }
+
+    const dimensions = request.dimensions ?? Math.min(embedded.vectors[0]!.length, MAX_DIMENSIONS);
+    const format = request.encoding_format ?? 'float';
+    const data: Embedding[] = embedded.vectors.map((vector, index) => ({
+      object: 'embedding',
+      index,
+      embedding: encodeVector(shorten(vector, dimensions), format),
+    }));
+    return {
+      object: 'list',
+      data,
+      model: EMBEDDING_MODEL,
+      usage: { prompt_tokens: embedded.tokens, total_tokens: embedded.tokens },
+    };
+  }
 }
 
 export type EmbeddingService = ReturnType<typeof createEmbeddingService>;
