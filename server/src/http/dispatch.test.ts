@@ -1,6 +1,7 @@
 // The dispatcher's edges on SQLite and PostgreSQL: an optional body may be omitted, a `oneOf` body reports the error
 // of the variant its `type` chose, an unknown model in a v3 body is 404 model_not_found, a malformed percent-encoding
-// in a path is 400, and transcription tasks are read (status, list) with foreign ids as 404.
+// in a path is 400, transcription tasks are read (status, list) with foreign ids as 404, and HEAD is GET without the
+// body (405 where there is no GET; Allow lists HEAD beside GET).
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -93,6 +94,45 @@ for (const kind of databaseKinds) {
       [id],
     );
     assert.equal((await h.v3(other.apiKey, 'GET', '/v3/transcriptions/list')).body.data, []);
+  });
+
+  // Plain fetch: the harness checks every reply against the contract's bodies, and a HEAD reply has none.
+  const head = (path: string, apiKey?: string) =>
+    fetch(`${harness().baseUrl}${path}`, {
+      method: 'HEAD',
+      headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
+    });
+
+  test('HEAD on a GET operation answers as GET would, without a body', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 1 });
+    const get = await h.v3(account.apiKey, 'GET', '/v3/models');
+    const models = await head('/v3/models', account.apiKey);
+    assert.is(models.status, 200);
+    assert.is(await models.text(), '');
+    assert.match(models.headers.get('content-type') ?? '', 'application/json');
+    assert.is(models.headers.get('content-length'), get.headers.get('content-length'));
+    assert.ok(models.headers.get('x-request-id'));
+    assert.ok(models.headers.get('ratelimit-remaining'), 'a HEAD counts against the rate limit like its GET');
+
+    const health = await head('/health');
+    assert.equal([health.status, await health.text()], [200, '']);
+    // Authentication and validation run as for GET: the statuses are GET's.
+    const anonymous = await head('/v3/models');
+    assert.equal([anonymous.status, await anonymous.text()], [401, '']);
+    const foreign = await head(`/v3/transcriptions/status/${randomUUID()}`, account.apiKey);
+    assert.equal([foreign.status, await foreign.text()], [404, '']);
+  });
+
+  test('HEAD on a POST-only route is 405 without HEAD in Allow; Allow lists HEAD wherever GET is allowed', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 1 });
+    const create = await head('/v3/keys/create', account.apiKey);
+    assert.equal([create.status, create.headers.get('allow')], [405, 'POST']);
+    const post = await h.v3(account.apiKey, 'POST', '/v3/models');
+    assert.equal([post.status, post.headers.get('allow')], [405, 'GET, HEAD']);
+    const put = await h.admin('PUT', '/admin/accounts');
+    assert.equal([put.status, put.headers.get('allow')], [405, 'GET, HEAD, POST']);
   });
 
   test.run();

@@ -117,14 +117,25 @@ function validationError(error: AjvError, operation: RouteMatch['operation'], pa
   return errors.invalidParameter(param, `${param} ${error.message ?? 'is invalid'}.`);
 }
 
+/** The methods a path answers: its operations' methods, with HEAD after GET (every GET operation answers HEAD). */
+export function allowedMethods(router: Router, path: string): string[] {
+  return router.methodsOf(path).flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
+}
+
 function notRouted(router: Router, path: string): ApiError {
-  const allowed = router.methodsOf(path);
+  const allowed = allowedMethods(router, path);
   return allowed.length > 0 ? errors.methodNotAllowed(allowed) : errors.notFound(null, 'route');
 }
 
+/**
+ * HEAD is GET without the content (RFC 9110 section 9.3.2): it runs the GET operation, authentication, rate limit
+ * and validation included, so the status and headers are the ones GET would give; Koa then leaves the body out.
+ */
+const routedMethod = (method: string): string => (method === 'HEAD' ? 'GET' : method);
+
 export function dispatch(deps: DispatchDeps) {
   async function handleOperation(ctx: Context): Promise<void> {
-    const route = deps.router.match(ctx.method, ctx.path);
+    const route = deps.router.match(routedMethod(ctx.method), ctx.path);
     if (!route) throw notRouted(deps.router, ctx.path);
     const { operation, plan } = route;
     const { operationId } = plan;

@@ -114,11 +114,11 @@ for (const kind of databaseKinds) {
   test('a wrong method is 405 with Allow, before authentication', async () => {
     const h = harness();
     const cases: [string, string, string][] = [
-      ['DELETE', '/admin/accounts', 'GET, POST'],
+      ['DELETE', '/admin/accounts', 'GET, HEAD, POST'],
       ['GET', '/v3/keys/create', 'POST'],
-      ['POST', '/v3/models', 'GET'],
-      ['PUT', '/health', 'GET'],
-      ['POST', `/v3/transcriptions/status/${randomUUID()}`, 'GET'],
+      ['POST', '/v3/models', 'GET, HEAD'],
+      ['PUT', '/health', 'GET, HEAD'],
+      ['POST', `/v3/transcriptions/status/${randomUUID()}`, 'GET, HEAD'],
     ];
     for (const [method, path, allow] of cases) {
       const reply = await h.request(method, path);

@@ -24,7 +24,8 @@ export function createHealthOnlyApp(deps: HealthOnlyDeps): Koa {
 
   async function serveHealth(ctx: Context): Promise<void> {
     if (ctx.path !== '/health') throw errors.notFound(null, 'route');
-    if (ctx.method !== 'GET') throw errors.methodNotAllowed(['GET']);
+    // HEAD is GET without the content (Koa leaves the body out), as on the API nodes.
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw errors.methodNotAllowed(['GET', 'HEAD']);
     ctx.state.operationId = 'getHealth';
     const reply = await deps.getHealth({
       operationId: 'getHealth',
