@@ -293,8 +293,10 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
   if (config.environment === 'production') warmRequestValidators(api);
   const koa = new Koa({ proxy: false });
   koa.use(requestId);
-  koa.use(errorHandler(logger));
+  // The access log wraps the error handler: a thrown error has a status only once the handler has rendered it, and
+  // the log line carries the status sent.
   koa.use(accessLog(logger));
+  koa.use(errorHandler(logger));
   koa.use(serveDocs()); // the built docs site at /docs/, outside the contract's routes
   koa.use(
     dispatch({

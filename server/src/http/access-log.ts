@@ -1,4 +1,5 @@
-// One structured log line per request, with the request id, operation, status and duration.
+// One structured log line per request, with the request id, operation, status and duration. It runs outside the error
+// handler, so `status` is the one sent, also when a thrown error decided it.
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 

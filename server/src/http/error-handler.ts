@@ -1,5 +1,6 @@
-// First middleware after the request id: turns every thrown error into the contract's error body and never lets a
-// stack trace leave the server (unknown errors are logged and masked as 500 internal_error).
+// Inside the request id and the access log (which logs the status set here): turns every thrown error into the
+// contract's error body and never lets a stack trace leave the server (unknown errors are logged and masked as 500
+// internal_error).
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError, errors } from './api-error.ts';

@@ -50,8 +50,8 @@ export function createHealthOnlyApp(deps: HealthOnlyDeps): Koa {
 
   const koa = new Koa({ proxy: false });
   koa.use(requestId);
+  koa.use(accessLog(deps.logger)); // outside the error handler, so it logs the status sent (as in app.ts)
   koa.use(errorHandler(deps.logger));
-  koa.use(accessLog(deps.logger));
   koa.use(serveHealth);
   return koa;
 }
