@@ -1,18 +1,14 @@
 // The knex instance: embedded SQLite (a file in the data dir, WAL) by default, PostgreSQL when DATABASE_URL is set.
-import knex, { type Knex } from 'knex';
+import knex from 'knex';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
+import { databaseKind, type Database } from './database-handle.ts';
 import { attachReadConnection } from './hot-reads.ts';
 import { migrationSource } from './migrations.ts';
 import { rememberPreparedStatements } from './statement-cache.ts';
 
-export type Database = Knex;
-export type DatabaseKind = 'sqlite' | 'postgres';
-
-export function databaseKind(db: Database): DatabaseKind {
-  return db.client.config.client === 'pg' ? 'postgres' : 'sqlite';
-}
+export { databaseKind, type Database, type DatabaseKind } from './database-handle.ts';
 
 export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Database {
   if (config.databaseUrl) {

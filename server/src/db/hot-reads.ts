@@ -5,7 +5,7 @@
 // read a snapshot), never the uncommitted part of a transaction running on knex's connection. On PostgreSQL the
 // fixed text goes through `db.raw` (the driver's own protocol is the cost there, not query building).
 import BetterSqlite3 from 'better-sqlite3';
-import type { Database } from './database.ts';
+import type { Database } from './database-handle.ts';
 
 /** A read of at most one row: the SQL uses `?` placeholders, one per argument. */
 export type HotRead<Row> = (...args: unknown[]) => Promise<Row | undefined>;

@@ -3,15 +3,16 @@
 // definition check uses the OpenAPI 3.0 meta-schema, so the document is linted by Redocly instead).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { createContractAjv, inlineReferences } from '../../../conformance/core/contract-ajv.ts';
 import { errors } from './api-error.ts';
+import type { ContractOperation } from './contract-operation.ts';
 import { planOperation, type OperationPlan } from './operation-plan.ts';
 
 // The schema helpers live with the conformance suite, which is published without server code.
 export { createContractAjv, inlineReferences };
 
-export type ContractOperation = Operation & { 'x-limits'?: Record<string, number> };
+export type { ContractOperation } from './contract-operation.ts';
 
 export function loadContractDocument(): Document {
   const path = fileURLToPath(new URL('../../../generated/openapi.json', import.meta.url));

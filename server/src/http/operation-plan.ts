@@ -3,7 +3,7 @@
 // and query parameters validation looks at. Reading these from the operation object on every request (a flatMap over
 // `security`, `Object.keys` of the body's content, a scan of the parameters) was per-request work that never changes.
 import { schemeOf, type SecurityScheme } from './auth.ts';
-import type { ContractOperation } from './contract.ts';
+import type { ContractOperation } from './contract-operation.ts';
 import type { OperationId } from './operation.ts';
 
 export interface OperationPlan {
