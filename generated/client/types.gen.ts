@@ -4050,7 +4050,12 @@ export type CreateChatCompletionErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account), or this account already has as many requests
+     * waiting for this model as it may (Extension: 4 per model by default, a server setting), answered 429
+     * `too_many_concurrent_jobs`; retry after `Retry-After` seconds. Requests of different accounts waiting for a
+     * model are served in turns, so one account's backlog delays another account's request by about one answer
+     * per generation slot, not by its whole backlog.
+     *
      */
     429: TooManyRequestsErrorResponse;
     /**
@@ -4747,7 +4752,12 @@ export type CreateOpenAiChatCompletionErrors = {
      */
     415: UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account), or this account already has as many requests
+     * waiting for this model as it may (Extension: 4 per model by default, a server setting), answered 429
+     * `too_many_concurrent_jobs`; retry after `Retry-After` seconds. Requests of different accounts waiting for a
+     * model are served in turns, so one account's backlog delays another account's request by about one answer
+     * per generation slot, not by its whole backlog.
+     *
      */
     429: TooManyRequestsErrorResponse;
     /**

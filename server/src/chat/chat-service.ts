@@ -110,6 +110,8 @@ function apiErrorOf(error: unknown): ApiError {
   if (isInvalidAnswer(error)) return new ApiError(500, 'internal_error', (error as Error).message);
   if (error instanceof ChatEngineError) {
     if (error.code === 'engine_unavailable') return new ApiError(503, 'engine_unavailable', error.message, 'model');
+    if (error.code === 'too_many_concurrent_jobs')
+      return new ApiError(429, 'too_many_concurrent_jobs', error.message, null, { 'Retry-After': '1' });
     if (error.code === 'invalid_answer')
       return new ApiError(400, 'invalid_parameter', error.message, 'response_format.json_schema.schema');
     return new ApiError(500, 'internal_error', error.message);
@@ -213,6 +215,7 @@ export function createChatService(deps: ChatServiceDeps) {
       started = await engine
         .start({
           messages: call.messages,
+          account: call.account.id,
           temperature: call.temperature,
           maxTokens: call.maxTokens ?? MAX_TOKENS,
           format: format.format,

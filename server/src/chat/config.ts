@@ -14,6 +14,8 @@ export interface ChatConfig {
   parallel: number;
   /** Requests that may wait per model; one more is 503 engine_unavailable (busy). */
   maxWaiting: number;
+  /** Requests of one account that may wait per model; one more is 429 too_many_concurrent_jobs. */
+  maxWaitingPerAccount: number;
   /** Answer tokens reserved at most per request (the reservation is prompt + min(max_tokens, this)). */
   reserveCapTokens: number;
 }
@@ -43,6 +45,7 @@ export function loadChatConfig(env: Record<string, string | undefined>): ChatCon
     threads: count(env, 'SCRIBE_CHAT_THREADS', 1),
     parallel: count(env, 'SCRIBE_CHAT_PARALLEL', 1),
     maxWaiting: count(env, 'SCRIBE_CHAT_QUEUE', 16, 0),
+    maxWaitingPerAccount: count(env, 'SCRIBE_CHAT_ACCOUNT_QUEUE', 4, 0),
     reserveCapTokens: count(env, 'SCRIBE_CHAT_RESERVE_TOKENS', 4096),
   };
 }

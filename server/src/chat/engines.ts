@@ -28,6 +28,7 @@ export async function createChatEngines(config: ChatConfig): Promise<ChatEngines
           parallel: config.parallel,
           threads: config.threads,
           maxWaiting: config.maxWaiting,
+          maxWaitingPerAccount: config.maxWaitingPerAccount,
         });
       } catch (error) {
         throw new Error(`${id}: cannot load the GGUF model ${spec}: ${(error as Error).message}`, { cause: error });

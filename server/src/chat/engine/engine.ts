@@ -11,6 +11,8 @@ export type AnswerFormat = { type: 'text' } | { type: 'json_object' } | { type: 
 
 export interface GenerateRequest {
   messages: ChatMessage[];
+  /** The account asking: a local model serves the accounts' waiting requests in turns (bounded-queue.ts). */
+  account?: string;
   temperature: number;
   /** Upper bound of answer tokens, already clamped to what the model can produce. */
   maxTokens: number;
@@ -88,7 +90,13 @@ export type ChatEngine = LocalChatEngine | UpstreamChatEngine;
  */
 export class ChatEngineError extends Error {
   constructor(
-    readonly code: 'engine_unavailable' | 'internal_error' | 'cancelled' | 'invalid_answer' | 'context_length_exceeded',
+    readonly code:
+      | 'engine_unavailable'
+      | 'too_many_concurrent_jobs'
+      | 'internal_error'
+      | 'cancelled'
+      | 'invalid_answer'
+      | 'context_length_exceeded',
     message: string,
     readonly tokens = 0,
     readonly started = true,

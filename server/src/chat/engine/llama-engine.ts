@@ -8,7 +8,7 @@
 import type { ChatHistoryItem, Llama, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
 import { deltaSink } from '../delta-pacer.ts';
-import { createBoundedQueue, QueueFullError } from './bounded-queue.ts';
+import { AccountQueueFullError, createBoundedQueue, QueueFullError } from './bounded-queue.ts';
 import {
   ChatEngineError,
   type AnswerFormat,
@@ -30,6 +30,8 @@ export interface LlamaEngineOptions {
   threads: number;
   /** Requests that may wait for a slot; one more is refused as busy. */
   maxWaiting: number;
+  /** Requests of one account that may wait for a slot (default `maxWaiting`); one more is refused for that account. */
+  maxWaitingPerAccount?: number;
 }
 
 let sharedLlama: Promise<Llama> | undefined;
@@ -70,7 +72,7 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
     threads: options.threads,
   });
   const chatWrapper = resolveChatWrapper(model);
-  const queue = createBoundedQueue(options.parallel, options.maxWaiting);
+  const queue = createBoundedQueue(options.parallel, options.maxWaiting, options.maxWaitingPerAccount);
   const grammars = new Map<string, Promise<LlamaGrammar>>();
 
   function grammarOf(format: AnswerFormat): Promise<LlamaGrammar> | undefined {
@@ -113,20 +115,32 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
     return { promptTokens: tokens, maxAnswerTokens: Math.max(0, contextSize - tokens) };
   }
 
+  /** A full queue as the engine's refusal: the whole queue is busy (503); the account's share is full (429). */
+  function refusalOf(error: unknown): ChatEngineError {
+    if (error instanceof AccountQueueFullError)
+      return new ChatEngineError(
+        'too_many_concurrent_jobs',
+        'This account already has as many requests waiting for this model as it may; retry when one is answered.',
+        0,
+        false,
+      );
+    if (error instanceof QueueFullError)
+      return new ChatEngineError(
+        'engine_unavailable',
+        'The model is busy with other requests; retry shortly.',
+        0,
+        false,
+      );
+    return new ChatEngineError('cancelled', 'The request was abandoned while it waited for the model.', 0, false);
+  }
+
   async function generate(request: GenerateRequest): Promise<GenerateResult> {
     const grammar = await prepareGrammar(request.format);
     let release: () => void;
     try {
-      release = await queue.acquire(request.signal);
+      release = await queue.acquire(request.account ?? '', request.signal);
     } catch (error) {
-      if (error instanceof QueueFullError)
-        throw new ChatEngineError(
-          'engine_unavailable',
-          'The model is busy with other requests; retry shortly.',
-          0,
-          false,
-        );
-      throw new ChatEngineError('cancelled', 'The request was abandoned while it waited for the model.', 0, false);
+      throw refusalOf(error);
     }
     let completionTokens = 0;
     const deltas = deltaSink(request.onDelta, request.deltaIntervalMs);
@@ -176,6 +190,12 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
     generate,
 
     async start({ maxTokens, ...request }: StartRequest): Promise<StartedAnswer> {
+      // A full queue refuses the request here, before `started`, so it is the start's failure: an HTTP error
+      // response, also for a streamed request (after `started` it could only be an event in the stream). Measuring
+      // is synchronous unless a new grammar is compiled, so the queue seldom fills in between; if it does, the
+      // answer fails the same way, later.
+      const refused = queue.refusal(request.account ?? '');
+      if (refused) throw refusalOf(refused);
       const measured = await measure(request.messages, request.format);
       if (measured.maxAnswerTokens < 1) return { measure: measured };
       const answer = generate({

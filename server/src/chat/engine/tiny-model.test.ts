@@ -1,13 +1,12 @@
 // `scribe models make-tiny`: the file is a GGUF that node-llama-cpp's llama.cpp loads, with the real tokenizer (an
 // English sentence becomes word pieces and reads back unchanged), the ChatML template and its control tokens, the
-// same bytes for the same seed; and the bounded queue the llama engine puts in front of each model.
+// same bytes for the same seed. (The bounded queue the llama engine puts in front of each model: bounded-queue.test.ts.)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createBoundedQueue, QueueFullError } from './bounded-queue.ts';
 import { llamaRuntime } from './llama-engine.ts';
 import { buildTinyModel, CHATML_TEMPLATE } from './tiny-model.ts';
 
@@ -48,31 +47,6 @@ test('scribe models make-tiny --out FILE writes a GGUF of a few MB that llama.cp
   } finally {
     await model.dispose();
   }
-});
-
-test('bounded queue: slots run at once, waiters queue in order, one more is refused, an abort leaves the queue', async () => {
-  const queue = createBoundedQueue(1, 2);
-  const order: string[] = [];
-  const release = await queue.acquire();
-  const second = queue.acquire().then((done) => (order.push('second'), done));
-  const controller = new AbortController();
-  const abandoned = queue.acquire(controller.signal);
-  try {
-    await queue.acquire();
-    assert.unreachable('the queue was full');
-  } catch (error) {
-    assert.instance(error, QueueFullError);
-  }
-  controller.abort(new Error('gone'));
-  await abandoned.then(
-    () => assert.unreachable('an aborted waiter gets no slot'),
-    (error: Error) => assert.is(error.message, 'gone'),
-  );
-  assert.equal([queue.running, queue.waiting], [1, 1]);
-  release();
-  (await second)();
-  assert.equal(order, ['second']);
-  assert.equal([queue.running, queue.waiting], [0, 0]);
 });
 
 test.run();
