@@ -1,9 +1,9 @@
 // The durable job queue: transcription tasks are the jobs, and a worker works on a task only while it holds the
-// task's lease (owner + expiry, renewed by a heartbeat). Claiming is one UPDATE … RETURNING over the oldest
-// claimable task, `lightning` before `queue`; on PostgreSQL the candidate row is locked with SKIP LOCKED so
-// concurrent servers never take the same task, and SQLite has a single writer. A worker that dies stops renewing,
-// its lease expires, and the next claim (by any process, including the restarted server) resumes the task from the
-// state it was left in.
+// task's lease (owner + expiry, renewed by a heartbeat). Claiming is one UPDATE … RETURNING over the next claimable
+// task (`lightning` before `queue`, then the account with the fewest tasks being worked on, then the oldest); on
+// PostgreSQL the candidate row is locked with SKIP LOCKED so concurrent servers never take the same task, and SQLite
+// has a single writer. A worker that dies stops renewing, its lease expires, and the next claim (by any process,
+// including the restarted server) resumes the task from the state it was left in.
 import type { Database } from '../db/database.ts';
 import { databaseKind } from '../db/database.ts';
 import type { TranscriptionRow } from './store.ts';
@@ -34,15 +34,22 @@ export function createJobQueue(db: Database, options: { leaseMs: number }) {
     /** Takes the next task whose lease is free or expired, or undefined when there is none. */
     async claim(owner: string): Promise<JobRow | undefined> {
       const at = new Date().toISOString();
-      const candidate = `SELECT id FROM transcriptions
-        WHERE mode IN ('sync', 'async') AND status IN ('created', 'downloading', 'ready', 'processing')
-          AND (lease_expires_at IS NULL OR lease_expires_at < ?)
-        ORDER BY CASE priority WHEN 'lightning' THEN 0 ELSE 1 END, created_at, id
-        LIMIT 1${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`;
+      // Within a priority, the account with the fewest tasks being worked on (a live lease) goes first, then the
+      // oldest task: an account's backlog of queued tasks takes turns with other accounts' tasks instead of filling
+      // every slot before a newer account's task is claimed.
+      const candidate = `SELECT t.id FROM transcriptions t
+        WHERE t.mode IN ('sync', 'async') AND t.status IN ('created', 'downloading', 'ready', 'processing')
+          AND (t.lease_expires_at IS NULL OR t.lease_expires_at < ?)
+        ORDER BY CASE t.priority WHEN 'lightning' THEN 0 ELSE 1 END,
+          (SELECT COUNT(*) FROM transcriptions r
+            WHERE r.account_id = t.account_id AND r.mode IN ('sync', 'async')
+              AND r.status IN ('created', 'downloading', 'ready', 'processing') AND r.lease_expires_at >= ?),
+          t.created_at, t.id
+        LIMIT 1${postgres ? ' FOR UPDATE OF t SKIP LOCKED' : ''}`;
       const sql = `UPDATE transcriptions SET lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1
         WHERE id = (${candidate}) AND (lease_expires_at IS NULL OR lease_expires_at < ?)
         RETURNING *`;
-      const result = (await db.raw(sql, [owner, expiry(), at, at])) as JobRow[] | { rows: JobRow[] };
+      const result = (await db.raw(sql, [owner, expiry(), at, at, at])) as JobRow[] | { rows: JobRow[] };
       const rows = Array.isArray(result) ? result : result.rows;
       return rows[0];
     },
