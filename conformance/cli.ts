@@ -1,6 +1,7 @@
 // `scribe-conformance --base-url URL …`: runs the suite against a server and prints the verdict. Exit 0 only when
 // nothing failed (what could not run is listed, never counted as passed); 1 on failures; 2 on bad usage.
 // `scribe-conformance --rules`: prints the rule ledger with its coverage; exit 0 when the ledger holds, 1 otherwise.
+// `scribe-conformance --rules --from-report PATH`: prints a run's rule coverage from its NDJSON report.
 import { readFileSync } from 'node:fs';
 import { parseOptions, parseRulesOptions, USAGE, UsageError, wantsHelp, type RulesOptions } from './core/options.ts';
 import { Recorder } from './core/recorder.ts';
@@ -8,10 +9,30 @@ import { registeredChecks } from './core/registry.ts';
 import { auditRules, readSources } from './core/rules-audit.ts';
 import { loadLedger } from './core/rules.ts';
 import { renderReport } from './report/console.ts';
-import { renderRules, renderRulesNdjson } from './report/rules.ts';
+import type { RuleResult } from './core/rule-trace.ts';
+import { renderRules, renderRulesNdjson, renderRunRules, renderRunRulesNdjson } from './report/rules.ts';
 import { runSuite } from './run.ts';
 
+/** A run's rule coverage, read back from the `rule_result` lines of its NDJSON report. */
+function printRunRules(path: string, json: boolean): number {
+  let results: RuleResult[];
+  try {
+    results = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as { type?: string } & RuleResult)
+      .filter((line) => line.type === 'rule_result');
+  } catch (error) {
+    throw new UsageError(`--from-report ${path}: ${(error as Error).message}`);
+  }
+  if (results.length === 0)
+    throw new UsageError(`--from-report ${path}: no rule_result lines (not a run's NDJSON report)`);
+  console.log(json ? renderRunRulesNdjson(results).trimEnd() : renderRunRules(results));
+  return results.some((r) => r.verdict === 'failed') ? 1 : 0;
+}
+
 function printRules(options: RulesOptions): number {
+  if (options.fromReport) return printRunRules(options.fromReport, options.json);
   const { rules, problems } = loadLedger();
   const documents = {
     openapi: JSON.parse(readFileSync(options.openapi, 'utf8')) as unknown,

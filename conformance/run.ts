@@ -1,7 +1,7 @@
 // The suite as a function: loads the documents, sets up credentials (provisioning a throwaway account through the
-// admin surface when given a token), runs the selected phases in order and returns what was found. The CLI and
-// the tests both call this.
-import { writeFileSync } from 'node:fs';
+// admin surface when given a token), runs the selected phases in order and returns what was found, with the verdict
+// of every ledger rule its checks judged (or why not). The CLI and the tests both call this.
+import { readFileSync, writeFileSync } from 'node:fs';
 import './checks/index.ts';
 import { runCoverage } from './cases/coverage.ts';
 import { runExamples } from './cases/examples.ts';
@@ -15,6 +15,9 @@ import { Client, type Credentials } from './core/client.ts';
 import type { RunOptions } from './core/options.ts';
 import { RateLimiter } from './core/rate-limiter.ts';
 import { Recorder } from './core/recorder.ts';
+import { registeredChecks } from './core/registry.ts';
+import { operationIndex, traceRules } from './core/rule-trace.ts';
+import { loadLedger } from './core/rules.ts';
 import { RunContext, type Accounts } from './core/run-context.ts';
 import { loadSpec } from './core/spec.ts';
 import type { Phase } from './core/types.ts';
@@ -95,6 +98,17 @@ export async function runSuite(options: RunOptions, recorder = new Recorder()): 
     for (const phase of generating) await timed(phase);
   }
   for (const phase of selected.filter((p) => !GENERATING_PHASES.includes(p))) await timed(phase);
+  recorder.rules = traceRules(loadLedger().rules, [...recorder.observations.values()], {
+    selectedChecks: new Set(
+      registeredChecks()
+        .map((c) => c.name)
+        .filter((name) => run.checkEnabled(name)),
+    ),
+    operations: operationIndex(JSON.parse(readFileSync(options.openapi, 'utf8')) as Record<string, unknown>),
+    selectedOperations: new Set(run.operations().map((o) => o.id)),
+    notRunByOperation: new Map(recorder.notRun.map((n) => [n.operation ?? n.what, n.reason])),
+    notRunByPhase: new Map(recorder.notRun.flatMap((n) => (n.phase ? [[n.phase, `${n.what}: ${n.reason}`]] : []))),
+  });
   const elapsedMs = performance.now() - started;
   const requests = client.requests + bootstrap.requests;
   if (options.junit) writeFileSync(options.junit, renderJunit(recorder, elapsedMs));

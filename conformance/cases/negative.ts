@@ -207,6 +207,20 @@ export async function runNegative(run: RunContext): Promise<void> {
           ),
         );
     }
+    // an operation that takes only a form must refuse the JSON body a client may try (415, not a 2xx or a 5xx)
+    if (mediaTypes.length > 0 && !mediaTypes.includes('application/json')) {
+      const base = bases.get(mediaTypes[0]!);
+      mutations.push({
+        label: `a JSON body where ${mediaTypes.join(' or ')} is taken`,
+        request: {
+          method: operation.method,
+          path: buildRequest(operation, { query: requiredQuery(run, operation) }, run.audio).path,
+          headers: {},
+          body: { kind: 'raw', text: JSON.stringify(base ?? {}), contentType: 'application/json' },
+        },
+        expectation: { kind: 'negative', reason: 'wrong Content-Type' },
+      });
+    }
     // parameters do not depend on the body: once, with the first media type's valid body
     const mediaType = mediaTypes[0];
     mutations.push(...parameterMutations(run, operation, mediaType ? bases.get(mediaType) : undefined, mediaType));

@@ -8,6 +8,7 @@ import { crossAccountIsolation } from './stateful/isolation.ts';
 import { linkAndCancel } from './stateful/link-and-cancel.ts';
 import { startReceiver } from './stateful/receiver.ts';
 import { streamReservation } from './stateful/stream-reservation.ts';
+import { syncCreateLinks } from './stateful/sync-create.ts';
 import type { Actor } from './stateful/steps.ts';
 import { bodyOf, call } from './stateful/steps.ts';
 import { transcriptionLifecycle } from './stateful/transcription-lifecycle.ts';
@@ -33,7 +34,9 @@ export async function runStateful(run: RunContext): Promise<void> {
       transcriptionLifecycle(run, owner, receiver),
       v2Lifecycle(run, v2Owner),
       linkAndCancel(run, linkOwner, receiver),
-      webhookDeletion(run, deleter).then(() => keyRevocation(run, deleter)),
+      webhookDeletion(run, deleter)
+        .then(() => keyRevocation(run, deleter))
+        .then(() => syncCreateLinks(run, deleter)),
       provision ? blockedAccount(run, provision) : undefined,
       provision ? emptyBalance(run, provision) : undefined,
       provision ? rateLimit(run, provision) : undefined,

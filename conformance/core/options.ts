@@ -35,6 +35,7 @@ const bundled = (name: string) => fileURLToPath(new URL(`../../generated/${name}
 
 export const USAGE = `Usage: scribe-conformance --base-url URL [options]
        scribe-conformance --rules [--json] [--spec PATH,PATH]
+       scribe-conformance --rules --from-report REPORT.ndjson
 
   --base-url URL            server under test (required)
   --api-key KEY             v3 Bearer key (sk_live_…)
@@ -56,6 +57,8 @@ export const USAGE = `Usage: scribe-conformance --base-url URL [options]
   --verbose                 one line per case
   --rules                   print the rule ledger (conformance/rules.yaml) with each rule's coverage and exit
   --json                    with --rules: NDJSON, one line per rule and a summary line
+  --from-report PATH        with --rules: each rule's verdict in the run that wrote this NDJSON report (provoked and
+                            passed or failed, or not run and why); exit 1 when a rule failed
   -h, --help                print this text and exit 0`;
 
 /** Whether the command line asks for the usage text (`--help` or `-h` anywhere before a `--`). */
@@ -74,6 +77,8 @@ export interface RulesOptions {
   json: boolean;
   openapi: string;
   asyncapi: string;
+  /** An NDJSON report of a run: print that run's rule coverage instead of the ledger's. */
+  fromReport?: string;
 }
 
 /** The options of `--rules`, or undefined when the command line does not ask for the ledger. */
@@ -81,12 +86,17 @@ export function parseRulesOptions(argv: string[]): RulesOptions | undefined {
   if (!argv.includes('--rules')) return undefined;
   const { values } = parseArgs({
     args: argv,
-    options: { rules: { type: 'boolean' }, json: { type: 'boolean' }, spec: { type: 'string' } },
+    options: {
+      rules: { type: 'boolean' },
+      json: { type: 'boolean' },
+      spec: { type: 'string' },
+      'from-report': { type: 'string' },
+    },
     strict: true,
   });
   const [openapi, asyncapi] = values.spec ? list(values.spec) : [bundled('openapi.json'), bundled('asyncapi.json')];
   if (!openapi || !asyncapi) throw new UsageError('--rules needs both documents: --spec OPENAPI,ASYNCAPI');
-  return { json: Boolean(values.json), openapi, asyncapi };
+  return { json: Boolean(values.json), openapi, asyncapi, fromReport: values['from-report'] };
 }
 
 export function parseOptions(argv: string[]): RunOptions {

@@ -1,6 +1,8 @@
 // What the run found: failures deduplicated by (check, operation, title, message) with the first exchange kept for
 // "Reproduce with:", how often each check ran and failed, per-phase counts, and everything that could not run.
-import type { Exchange, Failure, Finding, NotRun, Phase } from './types.ts';
+import { mediaTypeOf } from './declared.ts';
+import { judges, requestMediaOf, type Observation, type RuleResult } from './rule-trace.ts';
+import type { Exchange, Expectation, Failure, Finding, NotRun, Phase } from './types.ts';
 
 export interface RecordedFailure extends Failure {
   occurrences: number;
@@ -21,6 +23,10 @@ export class Recorder {
   readonly notRun: NotRun[] = [];
   /** Operations that answered 501 not_implemented: their remaining cases are not sent. */
   readonly unimplemented = new Map<string, string>();
+  /** What each check judged, by check, operation, request media type and answer (the rule trace's input). */
+  readonly observations = new Map<string, Observation>();
+  /** Each ledger rule with checks and its verdict in this run (set when the run ends). */
+  rules?: RuleResult[];
   listener?: (event: { kind: 'case' | 'failure' | 'not-run'; phase?: Phase; text: string }) => void;
 
   phase(phase: Phase) {
@@ -38,7 +44,15 @@ export class Recorder {
   }
 
   /** One run of a check, with what it found (nothing = passed). */
-  checked(check: string, findings: Finding[], context: { phase: Phase; operation?: string; exchange?: Exchange }) {
+  checked(
+    check: string,
+    findings: Finding[],
+    context: { phase: Phase; operation?: string; exchange?: Exchange; expectation?: Expectation; judged?: Exchange[] },
+  ) {
+    this.observe(check, findings, context);
+    // a scenario's check judged every exchange its trace holds: each counts in its own operation's scope
+    for (const exchange of context.judged ?? [])
+      this.observe(check, findings, { operation: exchange.operationId, exchange });
     const counter = this.checks.get(check) ?? { runs: 0, failed: 0 };
     counter.runs += 1;
     if (findings.length > 0) counter.failed += 1;
@@ -71,6 +85,35 @@ export class Recorder {
       this.failures.set(key, recorded);
       this.listener?.({ kind: 'failure', phase: context.phase, text: `${check} ${operation}: ${finding.title}` });
     }
+  }
+
+  private observe(
+    check: string,
+    findings: Finding[],
+    context: { operation?: string; exchange?: Exchange; expectation?: Expectation },
+  ): void {
+    if (!judges(check, context.expectation, context.exchange)) return;
+    const { exchange } = context;
+    const observation: Observation = {
+      check,
+      operation: context.operation,
+      requestMedia: requestMediaOf(exchange),
+      status: exchange?.response.status,
+      responseMedia: exchange ? mediaTypeOf(exchange.response.headers['content-type']) || undefined : undefined,
+      runs: 0,
+      failed: 0,
+    };
+    const key = JSON.stringify([
+      check,
+      observation.operation,
+      observation.requestMedia,
+      observation.status,
+      observation.responseMedia,
+    ]);
+    const known = this.observations.get(key) ?? observation;
+    known.runs += 1;
+    if (findings.length > 0) known.failed += 1;
+    this.observations.set(key, known);
   }
 
   skipped(item: NotRun): void {

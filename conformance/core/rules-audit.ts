@@ -117,6 +117,10 @@ export function auditRules(rules: Rule[], inputs: AuditInputs): string[] {
       if (index === 0 && 'value' in rule && !holds(target.value, rule.value))
         fail(`${pointer} holds ${JSON.stringify(target.value)}, not ${JSON.stringify(rule.value)}`);
     });
+    for (const pointer of rule.provoked_at ?? []) {
+      const target = resolvePointer(inputs.documents, pointer);
+      if (!target.found) fail(`provoked_at ${pointer} does not resolve (missing ${target.at})`);
+    }
     for (const check of rule.checks) if (!inputs.checks.has(check)) fail(`check ${check} is not registered`);
   }
   const covered = new Set(rules.map((rule) => rule.section));

@@ -26,6 +26,11 @@ export interface Rule {
   gap?: string;
   /** What the first `encoded` pointer must hold (equal to it, or one of its items when it is a list). */
   value?: unknown;
+  /**
+   * Where the rule's checks judge it, when that is not where it is encoded (a rule encoded on a 402 that a check
+   * judges on the 201 of the same operation): pointers like `encoded`, read by the run's rule trace instead of them.
+   */
+  provoked_at?: string[];
 }
 
 /** Mutually exclusive: encoded and checked, checked only, not checkable (a reason), or encoded only. */
@@ -40,7 +45,18 @@ export interface Ledger {
 
 const ID = /^[a-z0-9]+(?:[-_][a-z0-9]+)*(?:\.[a-z0-9]+(?:[-_][a-z0-9]+)*)+$/;
 const POINTER = /^(openapi|asyncapi)#(\/.*)?$/;
-const KEYS = new Set(['id', 'section', 'quote', 'source', 'encoded', 'checks', 'not_checkable', 'gap', 'value']);
+const KEYS = new Set([
+  'id',
+  'section',
+  'quote',
+  'source',
+  'encoded',
+  'checks',
+  'not_checkable',
+  'gap',
+  'value',
+  'provoked_at',
+]);
 
 const isStringList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string' && item.trim() !== '');
@@ -75,6 +91,14 @@ function ruleOf(raw: unknown, index: number): { rule?: Rule; problems: string[] 
   if (gap !== undefined && ((isStringList(checks) && checks.length > 0) || reason))
     fail('a gap is for a checkable rule that no check covers yet');
   if ('value' in entry && (!isStringList(encoded) || encoded.length === 0)) fail('value without a pointer to hold it');
+  const provokedAt = entry.provoked_at;
+  if (provokedAt !== undefined) {
+    if (!isStringList(provokedAt) || provokedAt.length === 0) fail('provoked_at must be a list of pointers');
+    else
+      for (const pointer of provokedAt)
+        if (!POINTER.test(pointer)) fail(`pointer ${pointer} is not openapi#/… or asyncapi#/…`);
+    if (isStringList(checks) && checks.length === 0) fail('provoked_at is for a rule with checks');
+  }
   if (problems.length) return { problems };
   const rule: Rule = {
     id: entry.id as string,
@@ -87,6 +111,7 @@ function ruleOf(raw: unknown, index: number): { rule?: Rule; problems: string[] 
   if (typeof reason === 'string') rule.not_checkable = reason;
   if (typeof gap === 'string') rule.gap = gap;
   if ('value' in entry) rule.value = entry.value;
+  if (provokedAt !== undefined) rule.provoked_at = provokedAt as string[];
   return { rule, problems };
 }
 

@@ -5,6 +5,7 @@ import type { AudioFixture } from './audio.ts';
 import { type Client, type Credentials, MissingCredentials } from './client.ts';
 import type { RunOptions } from './options.ts';
 import type { Recorder } from './recorder.ts';
+import { exchangesIn } from './rule-trace.ts';
 import { asList, checkNamed, registeredChecks, type ActiveContext, type TraceCheck } from './registry.ts';
 import type { Operation, Spec } from './spec.ts';
 import type { AuthMode, Exchange, Expectation, HttpRequest, Phase } from './types.ts';
@@ -120,7 +121,12 @@ export class RunContext {
     for (const check of registeredChecks()) {
       if (check.kind !== 'response' || !this.checkEnabled(check.name)) continue;
       const findings = asList(check.run({ spec: this.spec, exchange, operation, expectation }));
-      this.recorder.checked(check.name, findings, { phase: options.phase, operation: operation?.id, exchange });
+      this.recorder.checked(check.name, findings, {
+        phase: options.phase,
+        operation: operation?.id,
+        exchange,
+        expectation,
+      });
     }
     if (operation) this.rememberSample(operation.id, request, exchange.response.status);
     return exchange;
@@ -139,7 +145,7 @@ export class RunContext {
     const check = checkNamed(name);
     if (check.kind !== 'trace') throw new Error(`${name} is not a trace check`);
     const findings = asList((check.run as TraceCheck)(trace, this.spec));
-    this.recorder.checked(name, findings, { phase, operation });
+    this.recorder.checked(name, findings, { phase, operation, judged: exchangesIn(trace) });
   }
 
   /** The active checks (ignored_auth, unsupported_method, missing_required_header) once per operation. */
@@ -147,6 +153,7 @@ export class RunContext {
     const sample = this.samples.get(operation.id);
     if (!sample || this.activeDone.has(operation.id) || this.recorder.unimplemented.has(operation.id)) return;
     this.activeDone.add(operation.id);
+    let sent: Exchange[] = [];
     const context: ActiveContext = {
       spec: this.spec,
       operation,
@@ -162,6 +169,7 @@ export class RunContext {
           expectation: { kind: 'any' },
         });
         if (!exchange) throw new NotSent(`${options.label} could not be sent`);
+        sent.push(exchange);
         return exchange;
       },
     };
@@ -173,9 +181,10 @@ export class RunContext {
         this.spec.operations.find((o) => o.path === operation.path) !== operation
       )
         continue;
+      sent = [];
       try {
         const findings = asList(await check.run(context));
-        this.recorder.checked(check.name, findings, { phase, operation: operation.id });
+        this.recorder.checked(check.name, findings, { phase, operation: operation.id, judged: sent });
       } catch (error) {
         if (!(error instanceof NotSent)) throw error;
       }

@@ -3,6 +3,7 @@
 // verdict. On a terminal a one-line progress display runs while the suite works; in CI plain lines.
 import { curlOf } from '../core/curl.ts';
 import type { Recorder, RecordedFailure } from '../core/recorder.ts';
+import { ruleCoverage, ruleCoverageLine } from '../core/rule-trace.ts';
 import { PHASES } from '../core/types.ts';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -97,6 +98,14 @@ export function renderReport(recorder: Recorder, elapsedMs: number, requests: nu
     out.push(
       `    ${phase.padEnd(12)}${String(counts.cases).padStart(7)}${String(counts.failed).padStart(10)}${String(counts.notRun).padStart(9)}${counts.seconds.toFixed(1).padStart(9)}`,
     );
+  }
+  if (recorder.rules) {
+    // the ledger's promise held against this run: which rules a case provoked, and why the others were not
+    out.push('', 'RULES', '', `    ${ruleCoverageLine(ruleCoverage(recorder.rules))}`);
+    for (const r of recorder.rules.filter((rule) => rule.verdict !== 'passed'))
+      out.push(
+        `    - ${r.id} ${r.verdict === 'failed' ? 'FAILED' : 'not run'}: ${r.reason ?? `[${r.checks.join(', ')}]`}`,
+      );
   }
   if (recorder.notRun.length > 0) {
     out.push('', 'NOT RUN (never counted as passed)', '');

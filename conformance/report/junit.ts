@@ -1,5 +1,6 @@
-// JUnit XML: one <testsuite> per check, one <testcase> per operation it ran on (failures inside), and every
-// not-run item as a skipped test case, so CI dashboards never show it as passed.
+// JUnit XML: one <testsuite> per check, one <testcase> per operation it ran on (failures inside), every not-run
+// item as a skipped test case, so CI dashboards never show it as passed, and a `rules` suite: one case per ledger
+// rule with checks — failed when its checks failed in its scope, skipped (with the reason) when no case provoked it.
 import type { Recorder } from '../core/recorder.ts';
 import { curlOf } from '../core/curl.ts';
 
@@ -41,6 +42,19 @@ export function renderJunit(recorder: Recorder, elapsedMs: number): string {
       `    <testcase classname="not_run" name="${xml(`${n.what}${n.phase ? ` [${n.phase}]` : ''}`)}"><skipped message="${xml(n.reason)}"/></testcase>`,
   );
   tests += skipped.length;
+  const rules = (recorder.rules ?? []).map((r) => {
+    const inner =
+      r.verdict === 'failed'
+        ? `<failure type="rule" message="${xml(`${r.failed} of ${r.cases} cases failed`)}">${xml(`checks: ${r.checks.join(', ')}${r.reason ? `\n${r.reason}` : ''}`)}</failure>`
+        : r.verdict === 'not_run'
+          ? `<skipped message="${xml(r.reason ?? 'not provoked')}"/>`
+          : '';
+    return `    <testcase classname="rules" name="${xml(r.id)}">${inner}</testcase>`;
+  });
+  const ruleFailures = rules.filter((c) => c.includes('<failure')).length;
+  const ruleSkips = rules.filter((c) => c.includes('<skipped')).length;
+  tests += rules.length;
+  failures += ruleFailures;
   const blocks = [...suites.entries()].map(
     ([check, cases]) =>
       `  <testsuite name="${xml(check)}" tests="${cases.length}" failures="${cases.filter((c) => c.includes('<failure')).length}">\n${cases.join('\n')}\n  </testsuite>`,
@@ -49,5 +63,9 @@ export function renderJunit(recorder: Recorder, elapsedMs: number): string {
     blocks.push(
       `  <testsuite name="not_run" tests="${skipped.length}" skipped="${skipped.length}">\n${skipped.join('\n')}\n  </testsuite>`,
     );
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="scribe-conformance" tests="${tests}" failures="${failures}" skipped="${skipped.length}" time="${(elapsedMs / 1000).toFixed(3)}">\n${blocks.join('\n')}\n</testsuites>\n`;
+  if (rules.length > 0)
+    blocks.push(
+      `  <testsuite name="rules" tests="${rules.length}" failures="${ruleFailures}" skipped="${ruleSkips}">\n${rules.join('\n')}\n  </testsuite>`,
+    );
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="scribe-conformance" tests="${tests}" failures="${failures}" skipped="${skipped.length + ruleSkips}" time="${(elapsedMs / 1000).toFixed(3)}">\n${blocks.join('\n')}\n</testsuites>\n`;
 }

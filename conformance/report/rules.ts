@@ -1,5 +1,6 @@
 // `scribe-conformance --rules`: the rule ledger with each rule's coverage, as text for people or as NDJSON (one line
-// per rule, then a summary line) for tools.
+// per rule, then a summary line) for tools; with `--from-report`, a run's verdict per rule instead.
+import { ruleCoverage, ruleCoverageLine, type RuleResult } from '../core/rule-trace.ts';
 import { COVERAGES, coverageOf, summarize, type Coverage, type Rule } from '../core/rules.ts';
 
 const LABEL: Record<Coverage, string> = {
@@ -49,5 +50,24 @@ export function renderRulesNdjson(rules: Rule[], problems: string[]): string {
   }));
   for (const problem of problems) lines.push({ type: 'problem', message: problem });
   lines.push({ type: 'summary', ...summarize(rules), problems: problems.length });
+  return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
+}
+
+/** A run's verdict per rule: passed, failed (its checks failed in its scope) or not run (and why). */
+export function renderRunRules(results: RuleResult[]): string {
+  const width = Math.max(...results.map((r) => r.id.length), 2);
+  const lines = results.map((r) => {
+    const verdict = r.verdict === 'not_run' ? 'not run' : r.verdict;
+    const detail =
+      r.verdict === 'not_run' ? `  (${r.reason ?? 'not provoked'})` : `  ${r.cases} cases [${r.checks.join(', ')}]`;
+    return `${r.id.padEnd(width)}  ${verdict.padEnd(8)}${detail}`;
+  });
+  lines.push('', ruleCoverageLine(ruleCoverage(results)));
+  return lines.join('\n');
+}
+
+export function renderRunRulesNdjson(results: RuleResult[]): string {
+  const lines: unknown[] = results.map((r) => ({ type: 'rule_result', ...r }));
+  lines.push({ type: 'summary', ...ruleCoverage(results) });
   return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
 }

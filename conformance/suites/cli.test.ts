@@ -85,6 +85,15 @@ test('a conforming health endpoint: exit 0, and the NDJSON summary passes', asyn
     const summary = JSON.parse(readFileSync(ndjson, 'utf8').trim().split('\n').at(-1)!);
     assert.is(summary.passed, true);
     assert.ok(summary.cases >= 2);
+    // the run's rule coverage: the health rules provoked, the rest not run because --include left them out
+    assert.match(result.stdout, /RULES\n\n {4}Rules: \d+ with checks: \d+ provoked/);
+    const rules = await cli(['--rules', '--from-report', ndjson]);
+    assert.is(rules.status, 0, rules.stdout);
+    assert.match(rules.stdout, /health\.\S+ +passed +\d+ cases/);
+    assert.match(rules.stdout, /not run +\(\w+ is not in this run \(--include\/--exclude\)\)/);
+    assert.match(rules.stdout, /Rules: \d+ with checks: [1-9]\d* provoked \([1-9]\d* passed, 0 failed\), \d+ not run/);
+    const missing = await cli(['--rules', '--from-report', join(dir, 'none.ndjson')]);
+    assert.is(missing.status, 2, missing.stdout);
   } finally {
     server.close();
   }

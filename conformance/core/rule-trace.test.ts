@@ -1,0 +1,102 @@
+// The rule trace on observations made by hand: a rule is provoked only by a case its checks judged in the scope its
+// pointers claim (operation, request media type, answer; a component's uses), and otherwise says why not.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { crafted } from '../suites/crafted.ts';
+import { Recorder } from './recorder.ts';
+import { operationIndex, traceRules, type Observation, type TraceContext } from './rule-trace.ts';
+import { loadLedger, type Rule } from './rules.ts';
+
+const test = suite('rule trace');
+const openapi = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../../generated/openapi.json', import.meta.url)), 'utf8'),
+) as Record<string, unknown>;
+const ledger = loadLedger().rules;
+const rule = (id: string): Rule => ledger.find((r) => r.id === id)!;
+
+const context = (overrides: Partial<TraceContext> = {}): TraceContext => ({
+  selectedChecks: new Set(['negative_data_rejection', 'positive_data_acceptance', 'reservation_consistency']),
+  operations: operationIndex(openapi),
+  selectedOperations: new Set(['createAsyncTranscription', 'createSyncTranscription', 'createStreamSession']),
+  notRunByOperation: new Map(),
+  notRunByPhase: new Map(),
+  ...overrides,
+});
+
+const seen = (o: Partial<Observation> & { check: string }): Observation => ({ runs: 1, failed: 0, ...o });
+
+test('a rule of the multipart form is not provoked by JSON cases, and is by a multipart one', () => {
+  const multipartRule = rule('stt.async.output-json-string'); // encoded on AsyncTranscriptionMultipartRequest
+  const json = seen({
+    check: 'negative_data_rejection',
+    operation: 'createAsyncTranscription',
+    requestMedia: 'application/json',
+    status: 400,
+  });
+  const [notRun] = traceRules([multipartRule], [json], context());
+  assert.is(notRun!.verdict, 'not_run');
+  assert.match(notRun!.reason!, /createAsyncTranscription, request multipart\/form-data/);
+  const form = { ...json, requestMedia: 'multipart/form-data' };
+  const [passed] = traceRules([multipartRule], [json, form], context());
+  assert.is(passed!.verdict, 'passed');
+  assert.is(passed!.cases, 1);
+  const [failed] = traceRules([multipartRule], [json, { ...form, failed: 1 }], context());
+  assert.is(failed!.verdict, 'failed');
+});
+
+test('a case of another answer than the one the rule is encoded on does not provoke it', () => {
+  const json415 = rule('stt.sync.json-body-415'); // responses/415 of the sync create
+  const answered400 = seen({ check: 'negative_data_rejection', operation: 'createSyncTranscription', status: 400 });
+  const [result] = traceRules([json415], [answered400], context());
+  assert.is(result!.verdict, 'not_run');
+  assert.match(result!.reason!, /answer 415 .*\(it answered 400\)/);
+  const [provoked] = traceRules([json415], [{ ...answered400, status: 415 }], context());
+  assert.is(provoked!.verdict, 'passed');
+});
+
+test('not run for a reason: --checks, --include/--exclude, an unimplemented operation', () => {
+  const json415 = rule('stt.sync.json-body-415');
+  const [unselected] = traceRules([json415], [], context({ selectedChecks: new Set() }));
+  assert.match(unselected!.reason!, /--checks leaves out/);
+  const [excluded] = traceRules([json415], [], context({ selectedOperations: new Set() }));
+  assert.match(excluded!.reason!, /createSyncTranscription is not in this run/);
+  const [unimplemented] = traceRules(
+    [json415],
+    [],
+    context({ notRunByOperation: new Map([['createSyncTranscription', '501 not_implemented']]) }),
+  );
+  assert.match(unimplemented!.reason!, /createSyncTranscription: 501 not_implemented/);
+});
+
+test('the recorder observes what a check judged: negative_data_rejection only schema-invalid data', () => {
+  const recorder = new Recorder();
+  const exchange = crafted('POST', '/v3/transcriptions/sync/create', 415, { error: {} });
+  recorder.checked('negative_data_rejection', [], {
+    phase: 'negative',
+    operation: 'createSyncTranscription',
+    exchange,
+  });
+  assert.is(recorder.observations.size, 0, 'a case without a negative expectation is not judged by it');
+  recorder.checked('negative_data_rejection', [], {
+    phase: 'negative',
+    operation: 'createSyncTranscription',
+    exchange,
+    expectation: { kind: 'negative', reason: 'wrong Content-Type' },
+  });
+  const [observation] = [...recorder.observations.values()];
+  assert.equal(
+    { operation: observation!.operation, status: observation!.status, runs: observation!.runs },
+    { operation: 'createSyncTranscription', status: 415, runs: 1 },
+  );
+  // a scenario's trace check judges every exchange its trace holds, in that exchange's own operation
+  recorder.checked('use_after_free', [], {
+    phase: 'stateful',
+    operation: 'deleteWebhook',
+    judged: [{ ...crafted('POST', '/v3/webhooks/update/x', 404, {}), operationId: 'updateWebhook' }],
+  });
+  assert.ok([...recorder.observations.values()].some((o) => o.check === 'use_after_free' && o.status === 404));
+});
+
+test.run();
