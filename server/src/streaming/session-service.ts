@@ -1,9 +1,13 @@
 // Stream sessions from ticket to settlement, and their money (seed rule 4): create reserves funds for
 // `reserveMinutes` of audio (capped by what is available; 402 when nothing is) and issues the single-use ticket;
-// connecting claims the ticket atomically; a session that outgrows its reservation extends it a minute at a time; a
-// clean end captures ceil(duration / 60) minutes at the lightning price and releases the rest; every other ending
-// (drop, error close, expired ticket, a dead server's session) only releases. Each state change is one conditional
-// UPDATE (session-store.ts), so whichever party ends a session first — its connection or a sweeper — does so once.
+// connecting claims the ticket atomically; a session that outgrows its reservation extends it a minute at a time. A
+// session that ends (session-billing.ts says which endings those are: `end`, a close by the client, idle, a block,
+// a client's protocol violation) captures ceil(transcribed seconds / 60) minutes at the lightning price and
+// releases the rest; a dropped connection, the server's own failure or shutdown, an expired ticket and a dead
+// server's session only release. Each state change is one conditional UPDATE (session-store.ts), so whichever party
+// ends a session first — its connection or a sweeper — does so once; the charge is written on the session row in that
+// same UPDATE, before the ledger is touched, so a process that stops between the two leaves a row the sweeper captures
+// exactly once (and a process that stops before it leaves a `connected` row whose lease runs out: a dropped session).
 // A session that reached `session.started` is also recorded as a task row (mode `stream`, lightning) so it counts in
 // the usage statistics; the v3/v2 task endpoints do not show those rows.
 import { randomUUID } from 'node:crypto';
@@ -26,7 +30,10 @@ const RETRY_AFTER_SECONDS = 5;
 const captureDescription = (sessionId: string, minutesBilled: number) =>
   `Stream session ${sessionId}: ${minutesBilled} min`;
 
-/** The task status of a session that ended without its clean end: the client's own close cancels, the rest fail. */
+/**
+ * The task status of a session that ended uncharged: a connection that went away (`client_closed`: no close frame
+ * reached the server) cancels, the rest fail.
+ */
 const droppedTaskStatus = (reason: string | null) => (reason === 'client_closed' ? 'cancelled' : 'failed');
 
 export interface StreamServiceDeps {
@@ -194,8 +201,15 @@ export function createStreamService(deps: StreamServiceDeps) {
       return store.renew(row.id, owner, iso(config.leaseMs));
     },
 
-    /** The clean end: captures the audio's minutes, rounded up, and releases the rest of the reservation. */
-    async complete(row: StreamSessionRow, durationSeconds: number): Promise<Settlement> {
+    /**
+     * A charged ending: captures the audio's minutes, rounded up (0 s is 0 minutes, nothing captured), and releases
+     * the rest of the reservation. `endReason` is null for the clean `end`, otherwise the close code or its cause.
+     */
+    async complete(
+      row: StreamSessionRow,
+      durationSeconds: number,
+      endReason: string | null = null,
+    ): Promise<Settlement> {
       const priced = quote({ type: 'stream', duration_seconds: durationSeconds }, prices);
       const minutesBilled = durationSeconds > 0 ? (priced.minutesBilled ?? 0) : 0;
       const costMinor = minutesBilled > 0 ? priced.amountMinor : 0;
@@ -204,6 +218,7 @@ export function createStreamService(deps: StreamServiceDeps) {
         duration_seconds: durationSeconds,
         minutes_billed: minutesBilled,
         cost_minor: costMinor,
+        end_reason: endReason,
         ended_at: iso(),
       });
       if (!ended) throw new Error('the session was ended by someone else');
@@ -217,7 +232,12 @@ export function createStreamService(deps: StreamServiceDeps) {
       return { duration: durationSeconds, minutesBilled, costMinor };
     },
 
-    /** Any other ending of a connected session: nothing is charged. `reason` is the close code or cause. */
+    /** Sessions this process holds whose account was blocked since they were claimed. */
+    async blockedSessions(): Promise<string[]> {
+      return store.heldOfBlockedAccounts(owner);
+    },
+
+    /** An uncharged ending of a connected session (see the module comment). `reason` is the close code or cause. */
     async drop(row: StreamSessionRow, reason: string, durationSeconds: number | null = null): Promise<void> {
       const ended = await store.end(row.id, ['connected'], {
         status: 'dropped',

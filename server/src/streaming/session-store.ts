@@ -85,6 +85,16 @@ export function createStreamSessionStore(db: Database) {
       return (await table().where({ id }).whereIn('status', from).update(fields)) === 1;
     },
 
+    /** Connected sessions this process holds whose account has been blocked since (they are to be ended). */
+    async heldOfBlockedAccounts(owner: string): Promise<string[]> {
+      const rows = await table()
+        .join('accounts', 'accounts.id', 'stream_sessions.account_id')
+        .where({ 'stream_sessions.status': 'connected', 'stream_sessions.lease_owner': owner })
+        .andWhere('accounts.blocked', true)
+        .select('stream_sessions.id');
+      return rows.map((row) => row.id);
+    },
+
     /** Created sessions whose ticket has expired, and connected ones whose process stopped renewing the lease. */
     async abandoned(nowIso: string): Promise<StreamSessionRow[]> {
       return table()

@@ -1,8 +1,10 @@
 // One WebSocket connection of the stream protocol (asyncapi/asyncapi.yaml), from the ticket to the close:
 //   claiming → (ticket claimed) awaiting-session → (valid `session`) streaming → (`end`) ending → closed.
 // Frames are handled one after the other in arrival order (a promise chain), so a `finalize` or `end` always follows
-// the audio sent before it. Every failure is an `error` frame with a documented close code, then the close, and the
-// session ends uncharged; only `end` leads to `session.completed`, a capture and close 1000. The connection's clocks
+// the audio sent before it. Only `end` leads to `session.completed` and close 1000; every other ending is an `error`
+// frame with a documented close code, then the close, or the client's own close. Whether an ending charges is
+// session-billing.ts; a charged ending captures the audio the engine has transcribed by then (audio still queued for
+// the engine is neither transcribed nor charged), and is recorded before the close frame goes out. The connection's clocks
 // (idle timeout, audio ahead of real time) are the process's monotonic clock, not the app's settable one (that one
 // decides ticket expiry).
 import { performance } from 'node:perf_hooks';
@@ -21,6 +23,7 @@ import type { StreamService } from './session-service.ts';
 import type { StreamSessionRow } from './session-store.ts';
 import type { StreamChannel, StreamEngine } from './stream-engine.ts';
 import type { Refusal } from './stream-socket.ts';
+import { clientCloseCharges, serverCloseCharges } from './session-billing.ts';
 import { appliedConfig, errorFrame, FrameError, parseClientFrame } from './stream-messages.ts';
 
 /** The contract's limit of one frame (StreamAudio, StreamCloseCode). */
@@ -41,6 +44,10 @@ export interface StreamConnection {
   shutdown(): Promise<void>;
   /** ws refused a frame the client sent (stream-socket.ts): the contract's error frame and 4400. */
   refuse(refusal: Refusal): void;
+  /** The account was blocked: what was transcribed is charged, then an `error` frame (user_blocked) and 4401. */
+  block(): void;
+  /** The claimed session's id (undefined before the ticket is claimed). */
+  readonly sessionId: string | undefined;
   /** Settles when the connection's session is settled (completed or released). */
   readonly done: Promise<void>;
 }
@@ -52,6 +59,8 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
   let applied: StreamAppliedConfig | undefined;
   let channel: StreamChannel | undefined;
   let bytes = 0;
+  /** Audio bytes handed to the engine. */
+  let pushed = 0;
   let carry: Buffer | undefined;
   let startedAt = 0;
   let chain: Promise<void> = Promise.resolve();
@@ -67,6 +76,9 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
   lease.unref();
 
   const duration = () => (applied ? bytes / (2 * applied.sample_rate) : 0);
+  /** Seconds of audio the engine has processed (read before the channel is closed). */
+  const transcribed = () =>
+    applied ? Math.max(0, pushed - (channel?.pendingBytes ?? 0)) / (2 * applied.sample_rate) : 0;
   const send = (frame: object) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
   };
@@ -90,19 +102,38 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
     clearInterval(lease);
   }
 
-  /** The error frame and the close; the session (if claimed) is released. */
-  async function fail(error: FrameError): Promise<void> {
+  /**
+   * Settles an ending session: a charged ending of a started session captures `seconds` (the same capture as `end`);
+   * an uncharged one, or one that never got its `session` frame (no audio), only releases.
+   */
+  async function settleSession(session: StreamSessionRow, charged: boolean, reason: string, seconds: number) {
+    if (charged && applied) await service.complete(session, seconds, reason);
+    else await service.drop(session, reason, applied ? seconds : null);
+  }
+
+  /**
+   * The session settled (charged or released per session-billing.ts), then the error frame and the close, so a client
+   * that sees the close code can already read the charge. `closeNow` sends them first: ws refused a frame and expects
+   * the close before its handler returns (stream-socket.ts).
+   */
+  async function fail(error: FrameError, closeNow = false): Promise<void> {
     if (state === 'closed') return;
     state = 'closed';
     stopTimers();
+    const code = error.closeCode ?? 1011;
+    const seconds = transcribed();
     channel?.close();
-    send(errorFrame(error));
-    ws.close(error.closeCode ?? 1011, error.code);
+    const close = () => {
+      send(errorFrame(error));
+      ws.close(code, error.code);
+    };
+    if (closeNow) close();
     try {
-      if (row) await service.drop(row, String(error.closeCode ?? 1011), applied ? duration() : null);
+      if (row) await settleSession(row, serverCloseCharges(code), String(code), seconds);
     } catch (err) {
-      logger.error({ err, session: row?.id }, 'stream session: releasing the reservation failed (the sweeper retries)');
+      logger.error({ err, session: row?.id }, 'stream session: settling failed (the sweeper releases it)');
     } finally {
+      if (!closeNow) close();
       settle();
     }
   }
@@ -214,7 +245,10 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
         );
       }
     }
-    if (pcm.length > 0 && state === 'streaming') channel.push(pcm);
+    if (pcm.length > 0 && state === 'streaming') {
+      pushed += pcm.length;
+      channel.push(pcm);
+    }
   }
 
   async function onEnd(): Promise<void> {
@@ -288,18 +322,20 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
     armIdle();
     enqueue(() => onFrame(data, isBinary));
   });
-  ws.on('close', () => {
+  // The client closed (any code: charged) or the connection went away without a close frame (1006: released).
+  ws.on('close', (code: number) => {
     if (state === 'closed') return;
     const wasEnding = state === 'ending';
+    const seconds = transcribed();
     state = 'closed';
     stopTimers();
     channel?.close();
     if (wasEnding) logger.warn({ session: row?.id }, 'stream client left while its session was ending');
     const session = row;
     if (!session) return settle();
-    service
-      .drop(session, 'client_closed', applied ? duration() : null)
-      .catch((err: unknown) => logger.error({ err, session: session.id }, 'stream session: release failed'))
+    const charged = clientCloseCharges(code);
+    settleSession(session, charged, charged ? `client_close_${code}` : 'client_closed', seconds)
+      .catch((err: unknown) => logger.error({ err, session: session.id }, 'stream session: settling failed'))
       .finally(settle);
   });
   // A frame ws refused (refuse() below) is reported here too, after its error frame went out.
@@ -310,6 +346,14 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
 
   return {
     done,
+    get sessionId() {
+      return row?.id;
+    },
+    block() {
+      // A session already ending is charged by its `end`.
+      if (state === 'ending') return;
+      void fail(new FrameError('user_blocked', 'This account was blocked; the session has ended.', null, 4401));
+    },
     refuse(refusal) {
       void fail(
         refusal === 'too_large'
@@ -320,6 +364,7 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
               null,
               4400,
             ),
+        true,
       );
     },
     async shutdown() {

@@ -4,12 +4,14 @@
 // WebSocket frames are not counted by the HTTP rate limit. close() (the server shutting down) refuses new upgrades and
 // ends every open connection with an `error` frame and 1001 (going away: the client may open a new session at once,
 // on another server of the deployment), releasing the reservations before the database goes away. The sweep of tickets and sessions of dead
-// processes is background work (roles/background-work.ts), run by `worker` and `all` processes.
+// processes is background work (roles/background-work.ts), run by `worker` and `all` processes. Sessions of accounts
+// blocked meanwhile are ended by the block watch (block-watch.ts) of the process that holds them.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { StreamingConfig } from '../config.ts';
+import { startBlockWatch } from './block-watch.ts';
 import type { StreamService } from './session-service.ts';
 import { handleConnection, MAX_FRAME_BYTES, type StreamConnection } from './stream-connection.ts';
 import type { StreamEngine } from './stream-engine.ts';
@@ -55,10 +57,12 @@ export function attachStreamServer(server: Server, deps: StreamServerDeps) {
   }
 
   server.on('upgrade', onUpgrade);
+  const blockWatch = startBlockWatch({ service: deps.service, connections: () => connections, logger: deps.logger });
   let closed: Promise<void> | undefined;
 
   async function closeAll(): Promise<void> {
     server.off('upgrade', onUpgrade);
+    blockWatch.stop();
     // An upgrade that arrives while the server drains is refused rather than left hanging.
     server.on('upgrade', (_request: IncomingMessage, socket: Duplex) =>
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'),

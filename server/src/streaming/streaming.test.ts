@@ -366,6 +366,119 @@ for (const kind of databaseKinds) {
     assert.is(usage.by_status.cancelled, 1);
   });
 
+  /** A session with goforward.raw sent and recognised (the final `finalize` asked for received), the end not sent. */
+  async function transcribedSession(h: Harness, account: Provisioned) {
+    // Without endpointing the only final is the one that covers all of the audio.
+    const session = { type: 'session', language: 'en', interim_results: false, endpointing: false };
+    const opened = await open(h, account, session);
+    await opened.client.stream(GOFORWARD, { realTime: false });
+    opened.client.send({ type: 'finalize' });
+    assert.match((await opened.client.next('transcript.final')).text, /forward/);
+    return opened;
+  }
+
+  /** The session row and the account's money once its reservation is settled. */
+  async function settled(h: Harness, accountId: string, sessionId: string) {
+    await until('the settlement', async () => ((await money(h, accountId)).reserved === 0 ? true : undefined));
+    const row = await h.db('stream_sessions').where({ id: sessionId }).first();
+    const task = await h.db('transcriptions').where({ id: sessionId }).first();
+    return { money: await money(h, accountId), row, task };
+  }
+
+  test('the client closes with 1000 after its finals, without end: the transcribed minute is charged once', async () => {
+    const h = harness();
+    const a = await h.provision({ balance: 100 });
+    const { client, created } = await transcribedSession(h, a);
+    client.ws.close(1000);
+    assert.is((await client.closed).code, 1000);
+    const after = await settled(h, a.id, created.session_id);
+    assert.equal(after.money, { balance: 100 * 100 - PRICE, reserved: 0 });
+    assert.equal(
+      [after.row.status, after.row.end_reason, Number(after.row.minutes_billed), Number(after.row.cost_minor)],
+      ['completed', 'client_close_1000', 1, PRICE],
+    );
+    assert.equal([after.task.status, Number(after.task.minutes_billed)], ['completed', 1]);
+    assert.is(Number(after.row.duration_seconds), GOFORWARD.length / 2 / 16_000, 'all of the audio was transcribed');
+    await sleep(600); // sweeps run every 200 ms: none charges it again
+    assert.equal(await money(h, a.id), { balance: 100 * 100 - PRICE, reserved: 0 });
+    assertClean(client);
+  });
+
+  test('the idle timeout (4408) after audio was transcribed charges it like an end', async () => {
+    const h = harness();
+    const a = await h.provision({ balance: 100 });
+    const { client, created } = await transcribedSession(h, a);
+    const closed = await client.closed; // no frame for IDLE_MS
+    assert.is(closed.code, 4408);
+    assert.is(client.of('error').at(-1)!.close_code, 4408);
+    const after = await settled(h, a.id, created.session_id);
+    assert.equal(after.money, { balance: 100 * 100 - PRICE, reserved: 0 });
+    assert.equal([after.row.status, after.row.end_reason, Number(after.row.minutes_billed)], ['completed', '4408', 1]);
+    assertClean(client);
+  });
+
+  test('a connection destroyed after its finals (no close frame, 1006) is charged nothing', async () => {
+    const h = harness();
+    const a = await h.provision({ balance: 100 });
+    const { client, created } = await transcribedSession(h, a);
+    client.ws.terminate();
+    const after = await settled(h, a.id, created.session_id);
+    assert.equal(after.money, { balance: 100 * 100, reserved: 0 });
+    assert.equal([after.row.status, after.row.end_reason], ['dropped', 'client_closed']);
+    assert.is(after.task.status, 'cancelled');
+  });
+
+  test('blocking the account ends its open stream: the audio so far is charged, then user_blocked and 4401', async () => {
+    const h = harness();
+    const a = await h.provision({ balance: 100 });
+    const { client, created } = await transcribedSession(h, a);
+    const blocked = await h.admin('POST', `/admin/accounts/${a.id}/block`);
+    assert.is(blocked.status, 200, blocked.text);
+    const blockedAt = Date.now();
+    const closed = await Promise.race([client.closed, sleep(10_000).then(() => ({ code: 0, reason: 'still open' }))]);
+    assert.is(closed.code, 4401, "the blocked account's session was closed");
+    assert.ok(Date.now() - blockedAt < 6000, `closed ${Date.now() - blockedAt} ms after the block`);
+    const error = client.of('error').at(-1)!;
+    assert.equal([error.error.type, error.error.code, error.close_code], ['permission_error', 'user_blocked', 4401]);
+    // Charged before the close frame went out: no waiting for it.
+    assert.equal(await money(h, a.id), { balance: 100 * 100 - PRICE, reserved: 0 });
+    const row = await h.db('stream_sessions').where({ id: created.session_id }).first();
+    assert.equal([row.status, row.end_reason, Number(row.minutes_billed)], ['completed', '4401', 1]);
+    assertClean(client);
+  });
+
+  test('a block written by another process (the database only) ends the session here too', async () => {
+    const h = harness();
+    const a = await h.provision({ balance: 100 });
+    const { client, created } = await transcribedSession(h, a);
+    // The CLI, or a process of another role, blocks by writing the row: this process learns it from the database.
+    await h.db('accounts').where({ id: a.id }).update({ blocked: true });
+    const closed = await Promise.race([client.closed, sleep(10_000).then(() => ({ code: 0, reason: 'still open' }))]);
+    assert.is(closed.code, 4401);
+    const after = await settled(h, a.id, created.session_id);
+    assert.equal(after.money, { balance: 100 * 100 - PRICE, reserved: 0 });
+    assert.is(after.row.status, 'completed');
+    assertClean(client);
+  });
+
+  test('an invalid frame after transcribed audio (4400) charges it; nothing transcribed charges nothing', async () => {
+    const h = harness();
+    const a = await h.provision({ balance: 100 });
+    const { client, created } = await transcribedSession(h, a);
+    client.ws.send('{nope');
+    assert.is((await client.closed).code, 4400);
+    const after = await settled(h, a.id, created.session_id);
+    assert.equal(after.money, { balance: 100 * 100 - PRICE, reserved: 0 });
+    assert.equal([after.row.status, after.row.end_reason], ['completed', '4400']);
+    assertClean(client);
+
+    const empty = await open(h, a);
+    empty.client.ws.close(1000);
+    const none = await settled(h, a.id, empty.created.session_id);
+    assert.equal(none.money, { balance: 100 * 100 - PRICE, reserved: 0 }, 'a session without audio costs nothing');
+    assert.equal([none.row.status, Number(none.row.minutes_billed)], ['completed', 0]);
+  });
+
   test('insufficient balance: 402 with nothing available; a balance under a minute closes 4402 at the first audio', async () => {
     const h = harness();
     const broke = await h.provision({ balance: 0 });
