@@ -73,7 +73,7 @@ export interface StreamConnection extends AsyncIterable<StreamResult> {
   finalize(): void;
   /** Ends the session: resolves with `session.completed` after the normal close, rejects with StreamError otherwise. */
   end(): Promise<StreamSessionCompleted>;
-  /** Drops the connection without ending the session (the server does not charge a dropped session). */
+  /** Closes (1000) without `end`: the session ends without its last final, charged for the audio recognised so far. */
   close(): void;
   readonly closed: Promise<StreamClose>;
 }

@@ -3338,8 +3338,9 @@ export type StreamTranscriptFinal = {
  *
  * The `session.completed` frame: the server's answer to `end`, sent after the last `transcript.final`. The charge is
  * captured when it is sent: `transcribe_lightning` for the session's audio duration, minutes rounded up. The server
- * then closes the connection with 1000. A session that ends any other way is not charged (its reservation is
- * released). Extension: the frame and its fields.
+ * then closes the connection with 1000. A session that ends another way gets no `session.completed`; it is charged
+ * the same way for the audio transcribed, except a dropped connection and the server's own 1011 or 1001 (see
+ * StreamCloseCode). Extension: the frame and its fields.
  *
  */
 export type StreamSessionCompleted = {
@@ -3373,8 +3374,8 @@ export type StreamSessionCompleted = {
  * StreamErrorFrame
  *
  * The `error` frame: something went wrong in the session. `error` is the v3 error object. When `close_code` is
- * present the server closes the connection with that code right after this frame and the session ends without a
- * charge; without `close_code` the error is not fatal, the frame that caused it is ignored and the session goes on
+ * present the server closes the connection with that code right after this frame and the session has ended (charged
+ * for the audio transcribed, unless `close_code` is 1011 or 1001: see StreamCloseCode); without `close_code` the error is not fatal, the frame that caused it is ignored and the session goes on
  * (the only such case: a second `session` frame, code `invalid_state`). Extension: the frame, the non-fatal case
  * and the error code sent with each close code (see StreamCloseCode).
  *
@@ -3394,8 +3395,11 @@ export type StreamErrorFrame = {
  * WebSocket close code the server uses to end a stream connection. This list is normative: the server closes with no
  * other code (codes the client's own WebSocket stack reports, such as 1006 for a dropped connection, are not sent by
  * the server). Every close except 1000 follows an `error` frame that carries the same code as `close_code` (unless a
- * crash leaves no time to send it). Only a session that ends with 1000 is charged; every other ending releases the
- * reservation.
+ * crash leaves no time to send it). Charging (the interface document frees only a dropped connection): 1000 charges
+ * the session's audio; 4400, 4401, 4402, 4408 and 4429 charge the audio transcribed before the close (nothing when
+ * none was), recorded before the close is sent; 1011 and 1001 (the server's side) charge nothing. A close the client
+ * starts, with any code, charges the audio transcribed like an end; a connection lost without a close frame (1006 at
+ * the client) charges nothing.
  *
  * - `1000` normal closure: sent after `session.completed`, in answer to the client's `end`.
  * - `1001` going away: the server is shutting down (a restart or a rollout); the session ends unfinished and the
@@ -3409,6 +3413,7 @@ export type StreamErrorFrame = {
  * `unsupported_language`).
  * - `4401` ticket invalid, already used or expired (more than 60 s after creation), or the account was blocked since
  * (`authentication_error` / `invalid_api_key` with `param` = `ticket`, or `permission_error` / `user_blocked`).
+ * A block ends the account's open sessions on every server within 2 seconds, each charged for its audio so far.
  * - `4402` insufficient balance: the session's audio reached what the reservation covers and the balance cannot
  * extend it (`insufficient_quota` / `insufficient_balance`).
  * - `4408` idle timeout: no data frame (text or binary) for 30 seconds (`invalid_request_error` / `invalid_state`).
