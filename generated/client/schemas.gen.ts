@@ -813,7 +813,7 @@ export const TranscriptionSchema = {
         duration_minutes: {
             type: 'number',
             minimum: 0,
-            description: 'Duration of the media in minutes (not rounded); present on a completed task.',
+            description: 'Duration of the decoded audio in minutes (not rounded), the length that is billed; present on a completed task.',
             examples: [
                 0.0533
             ]
@@ -821,7 +821,7 @@ export const TranscriptionSchema = {
         minutes_billed: {
             type: 'integer',
             minimum: 0,
-            description: 'Billed minutes, the duration rounded up; present on a completed task.',
+            description: 'Billed minutes, the duration rounded up, at least 1 (a task whose audio decodes to 0 s or is silent is billed 1 minute: the file was still decoded and run through the engine); present on a completed task.',
             examples: [
                 1
             ]
@@ -3124,7 +3124,7 @@ export const EmbeddingListSchema = {
 
 export const TranscriptionPriceRequestSchema = {
     title: 'TranscriptionPriceRequest',
-    description: 'Prices a transcription of the given duration; the billed minutes are the duration in minutes rounded up.',
+    description: 'Prices a transcription of the given duration; the billed minutes are the duration in minutes rounded up. A task is billed by the duration of its decoded audio, and at least 1 minute (0 s or silent audio included).',
     type: 'object',
     additionalProperties: false,
     required: [

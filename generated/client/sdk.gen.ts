@@ -38,7 +38,11 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
  * and source type `upload`; read the result from `GET /v3/transcriptions/status/{id}` (for a very short file the
  * task completes almost at once, so one or two polls are enough). Funds for the probed duration are reserved
  * here and the billed minutes are captured on completion. A file over a limit, in an unsupported format or in an
- * unsupported language is rejected with 400 before anything is charged.
+ * unsupported language is rejected with 400 before anything is charged. The duration that is limited and billed is
+ * that of the decoded audio, not the one the container states: a file whose header states less than its audio
+ * lasts is accepted here, and its task then ends `failed` with `duration_exceeded` (param `file`, nothing charged)
+ * once the decode has passed 5 minutes, or is billed for its decoded minutes (the reservation grows first; when
+ * the available balance cannot cover that, the task fails with `insufficient_balance` and nothing is charged).
  *
  */
 export const createSyncTranscription = <ThrowOnError extends boolean = false>(options: Options<CreateSyncTranscriptionData, ThrowOnError>) => (options.client ?? client).post<CreateSyncTranscriptionResponses, CreateSyncTranscriptionErrors, ThrowOnError>({
@@ -65,7 +69,10 @@ export const createSyncTranscription = <ThrowOnError extends boolean = false>(op
  * `unsupported_language`, `insufficient_balance`) end the task as `failed` with that error instead of an HTTP
  * error. Funds are reserved when the duration is known (after probing an upload or downloading a link) and the
  * billed minutes are captured on completion; 402 is answered here only when the available balance is already
- * zero or below.
+ * zero or below. The duration that is limited and billed is that of the decoded audio, not the one the container
+ * states: audio that decodes longer than the limit fails the task with `duration_exceeded`, and audio that
+ * decodes longer than stated grows the reservation before it is billed for its decoded minutes (or fails the task
+ * with `insufficient_balance`, nothing charged).
  *
  */
 export const createAsyncTranscription = <ThrowOnError extends boolean = false>(options: Options<CreateAsyncTranscriptionData, ThrowOnError>) => (options.client ?? client).post<CreateAsyncTranscriptionResponses, CreateAsyncTranscriptionErrors, ThrowOnError>({
@@ -424,7 +431,10 @@ export const createOpenAiEmbedding = <ThrowOnError extends boolean = false>(opti
  * the answer has the form asked by `response_format`. Limits: 25 MB (as OpenAI) and the async duration limit (4
  * hours by default, a server setting). Billing: the request is billed like a sync transcription with priority
  * `lightning`, for the duration rounded up to whole minutes; the funds are reserved before recognition starts (402
- * `insufficient_balance`) and captured when the transcript is returned. The task is recorded and appears in `GET
+ * `insufficient_balance`) and captured when the transcript is returned. The duration is that of the decoded audio,
+ * not the one the container states: audio that decodes longer than the limit is 400 `duration_exceeded` (param
+ * `file`) and audio that decodes longer than stated is billed for its decoded minutes (402 `insufficient_balance`
+ * when the funds cannot cover them); neither charges anything on failure. The task is recorded and appears in `GET
  * /v3/transcriptions/list` with mode `sync`. A model whose engine is not configured or not reachable is 503
  * `engine_unavailable`.
  *
@@ -473,7 +483,8 @@ export const calculateV2TranscriptionCost = <ThrowOnError extends boolean = fals
  * limits are those of a v3 async task: funds are reserved once the duration is known and the billed minutes are
  * captured on completion; problems found after acceptance (download failure, size or duration limits,
  * insufficient balance) end the transcription as `failed` with `error_message`; 402 is answered here only when the
- * available balance is already zero or below.
+ * available balance is already zero or below. As in v3, the duration limited and billed is that of the decoded
+ * audio, not the one the container states.
  *
  */
 export const createV2Transcription = <ThrowOnError extends boolean = false>(options: Options<CreateV2TranscriptionData, ThrowOnError>) => (options.client ?? client).post<CreateV2TranscriptionResponses, CreateV2TranscriptionErrors, ThrowOnError>({

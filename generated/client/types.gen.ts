@@ -447,11 +447,11 @@ export type Transcription = {
      */
     file_size: number | null;
     /**
-     * Duration of the media in minutes (not rounded); present on a completed task.
+     * Duration of the decoded audio in minutes (not rounded), the length that is billed; present on a completed task.
      */
     duration_minutes?: number;
     /**
-     * Billed minutes, the duration rounded up; present on a completed task.
+     * Billed minutes, the duration rounded up, at least 1 (a task whose audio decodes to 0 s or is silent is billed 1 minute: the file was still decoded and run through the engine); present on a completed task.
      */
     minutes_billed?: number;
     /**
@@ -1462,7 +1462,7 @@ export type EmbeddingList = {
 /**
  * TranscriptionPriceRequest
  *
- * Prices a transcription of the given duration; the billed minutes are the duration in minutes rounded up.
+ * Prices a transcription of the given duration; the billed minutes are the duration in minutes rounded up. A task is billed by the duration of its decoded audio, and at least 1 minute (0 s or silent audio included).
  */
 export type TranscriptionPriceRequest = {
     /**

@@ -1016,7 +1016,7 @@ export const zEmbeddingList = z.object({
 /**
  * TranscriptionPriceRequest
  *
- * Prices a transcription of the given duration; the billed minutes are the duration in minutes rounded up.
+ * Prices a transcription of the given duration; the billed minutes are the duration in minutes rounded up. A task is billed by the duration of its decoded audio, and at least 1 minute (0 s or silent audio included).
  */
 export const zTranscriptionPriceRequest = z.object({
     type: z.literal('transcription'),
