@@ -50,6 +50,11 @@ const SQL = {
     "VALUES (?, ?, ?, ?, 'active', ?, NULL)",
   reservationOf: 'SELECT account_id, amount_minor, reference FROM reservations WHERE id = ?',
   growReservation: "UPDATE reservations SET amount_minor = amount_minor + ? WHERE id = ? AND status = 'active'",
+  /** Grows a reservation only from the amount it was read with: a concurrent change makes it match nothing. */
+  growReservationFrom:
+    "UPDATE reservations SET amount_minor = ? WHERE id = ? AND status = 'active' AND amount_minor = ?",
+  activeReservationOf:
+    "SELECT account_id, amount_minor, reference FROM reservations WHERE id = ? AND status = 'active'",
   settleReservation: "UPDATE reservations SET status = ?, settled_at = ? WHERE id = ? AND status = 'active'",
 };
 
@@ -151,6 +156,39 @@ export function createLedger(db: Database) {
         });
       } catch (error) {
         if (error === notCovered) return false;
+        throw error;
+      }
+    },
+
+    /**
+     * Makes an active reservation hold at least `totalMinor` (a task whose decoded audio costs more than its container
+     * declared), holding only the difference, with the same atomic check of the available funds as `reserve`. A
+     * reservation already that large is left as it is, so a job that runs again after a crash holds nothing twice.
+     * `not_covered` when the available funds do not cover the difference (nothing changes); `settled` when the
+     * reservation is no longer active (a job resumed after its capture: nothing more is held or charged).
+     */
+    async reserveAtLeast(reservationId: string, totalMinor: number): Promise<'held' | 'not_covered' | 'settled'> {
+      const notCovered = new Error('not covered');
+      try {
+        return await transaction(async (sql) => {
+          const reservation = await sql.get<ReservationRow>(SQL.activeReservationOf, reservationId);
+          if (!reservation) return 'settled';
+          const held = Number(reservation.amount_minor);
+          if (held >= totalMinor) return 'held';
+          const addMinor = totalMinor - held;
+          // Compare-and-set on the amount read: a settle or grow in between leaves this one matching nothing.
+          const grown = await sql.run(SQL.growReservationFrom, totalMinor, reservationId, held);
+          if (grown === 0) return 'settled';
+          const updated = await sql.run(SQL.holdFunds, addMinor, now(), reservation.account_id, addMinor);
+          if (updated === 0) throw notCovered; // rolls the reservation change back
+          await record(sql, reservation.account_id, 'reserve', -addMinor, {
+            reference: reservation.reference,
+            reservationId,
+          });
+          return 'held';
+        });
+      } catch (error) {
+        if (error === notCovered) return 'not_covered';
         throw error;
       }
     },

@@ -146,6 +146,28 @@ test('startDecode: the probe is known before the decode of a long file ends', as
   rmSync(join(dir, 'long.pcm'));
 });
 
+test('startDecode and decodeToPcm with maxOutputSeconds: the PCM stops there, whatever the probe states', async () => {
+  // 61 × 2.79 s of speech in an MP3 whose Xing header states 10 frames (0.36 s): a forged, short-looking file.
+  const mp3 = join(dir, 'forged.mp3');
+  const input = ['-hide_banner', '-loglevel', 'error', '-stream_loop', '60', '-f', 's16le', '-ar', '16000'];
+  await run(ffmpegPath, [...input, '-ac', '1', '-i', SPEECH, '-c:a', 'libmp3lame', '-b:a', '24k', mp3]);
+  const bytes = readFileSync(mp3);
+  const at = Math.max(bytes.indexOf('Xing'), bytes.indexOf('Info'));
+  assert.ok(at > 0, 'a Xing/Info header');
+  bytes.writeUInt32BE(10, at + 8);
+  writeFileSync(mp3, bytes);
+  const running = startDecode(mp3, join(dir, 'forged.pcm'), { maxOutputSeconds: 12.5 });
+  const info = await running.probed;
+  assert.ok(info.durationSeconds < 1, `the probe trusts the header: ${info.durationSeconds} s`);
+  const pcm = await running.decoded;
+  assert.ok(Math.abs(pcm.durationSeconds - 12.5) < 0.05, `decoded ${pcm.durationSeconds} s`);
+  const bounded = await decodeToPcm(mp3, join(dir, 'forged2.pcm'), { maxOutputSeconds: 3 });
+  assert.ok(Math.abs(bounded.durationSeconds - 3) < 0.05, `decoded ${bounded.durationSeconds} s`);
+  const whole = await decodeToPcm(mp3, join(dir, 'forged3.pcm'));
+  assert.ok(Math.abs(whole.durationSeconds - 61 * 2.79) < 1, `unbounded: ${whole.durationSeconds} s`);
+  for (const name of ['forged.pcm', 'forged2.pcm', 'forged3.pcm']) rmSync(join(dir, name));
+});
+
 test('startDecode refuses what probeMedia refuses, leaving no output', async () => {
   for (const name of ['text.wav', 'empty.wav', 'video.mp4', 'playlist.m3u8']) {
     const out = join(dir, `${name}.once.pcm`);

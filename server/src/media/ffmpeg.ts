@@ -192,14 +192,29 @@ export interface RunningDecode {
   abort(reason?: unknown): void;
 }
 
+export interface DecodeOptions {
+  /**
+   * Stops the output after this many seconds of audio (ffmpeg's output `-t`): the decoded PCM is never longer, however
+   * long the audio really is. A container's stated duration can be forged (an MP3's Xing/Info frame count), so a
+   * caller with a limit decodes a little past it and measures the PCM instead of trusting the probe.
+   */
+  maxOutputSeconds?: number;
+}
+
+/** Output options that stop the decode after `maxOutputSeconds` of audio (none without a bound). */
+function outputBound({ maxOutputSeconds }: DecodeOptions): string[] {
+  if (maxOutputSeconds === undefined || !Number.isFinite(maxOutputSeconds)) return [];
+  return ['-t', String(Math.max(0, maxOutputSeconds))];
+}
+
 /**
  * Probes and decodes in ONE ffmpeg run: ffmpeg describes its input on stderr before it decodes a sample, so `probed`
  * resolves early (at "Stream mapping:") while the decode goes on. A container that states no reliable duration
- * resolves `probed` when the decode ends, with the exact length of the PCM.
+ * resolves `probed` when the decode ends, with the length of the PCM (at most `maxOutputSeconds`).
  */
-export function startDecode(inputPath: string, outputPath: string): RunningDecode {
+export function startDecode(inputPath: string, outputPath: string, options: DecodeOptions = {}): RunningDecode {
   const controller = new AbortController();
-  const args = [...inputArgs(inputPath), '-nostats', '-map', '0:a:0', '-vn'];
+  const args = [...inputArgs(inputPath), '-nostats', '-map', '0:a:0', '-vn', ...outputBound(options)];
   args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-y', `file:${outputPath}`);
   let describe: ((stderr: string) => void) | undefined;
   const described = new Promise<string>((resolve) => (describe = resolve));
@@ -241,9 +256,9 @@ export function startDecode(inputPath: string, outputPath: string): RunningDecod
 export async function decodeToPcm(
   inputPath: string,
   outputPath: string,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal } & DecodeOptions = {},
 ): Promise<DecodedPcm> {
-  const args = [...inputArgs(inputPath, true), '-map', '0:a:0', '-vn'];
+  const args = [...inputArgs(inputPath, true), '-map', '0:a:0', '-vn', ...outputBound(options)];
   args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-y', `file:${outputPath}`);
   try {
     const result = await runFfmpeg(args, options);

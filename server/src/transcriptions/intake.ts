@@ -3,6 +3,9 @@
 // row exists, so a rejected request leaves nothing behind and charges nothing. Sync requests get these problems as
 // 400/402 answers; async requests get a task that ends `failed` with the same error (the contract), except 402
 // when the account has nothing available at all. Link sources are probed and reserved by the job after download.
+// The probe's duration is the container's word: it refuses what states too much and sizes the first reservation,
+// and the job then limits and bills by the decoded length (decoded-length.ts), so a sync request with a forged
+// header is accepted here and its task fails with duration_exceeded once the decode has run past the limit.
 import { randomUUID } from 'node:crypto';
 import type { OutputOptions, Priority } from '../../../generated/client/types.gen.ts';
 import { availableMinor, type AccountRow } from '../accounts/store.ts';
@@ -192,7 +195,7 @@ export function createIntake(deps: IntakeDeps) {
         if (upload.size > limit.maxBytes) throw taskFailures.fileTooLarge(limit.maxBytes);
         // One ffmpeg run probes now and goes on decoding for the job (files.decode takes it).
         const mediaPath = await files.adoptUpload(row.id, upload.path);
-        const probed = await files.probeAndDecode(row.id, mediaPath);
+        const probed = await files.probeAndDecode(row.id, mediaPath, { maxSeconds: limit.maxSeconds });
         if (probed.durationSeconds > limit.maxSeconds)
           throw taskFailures.durationExceeded(limit.maxSeconds, probed.durationSeconds);
         // The job may run in another process: the original is stored where it reaches it before the task is queued

@@ -1,6 +1,8 @@
 // One job, from where it was left to a final state: download (link sources) → probe, limits, reservation → decode
 // to 16 kHz PCM, with the speech engine reading the PCM as it is written (recognise-while-decoding.ts; progress =
-// share of the audio recognised) → diarization → capture and `completed`.
+// share of the audio recognised) → the decoded length checked against the limit and the reservation grown to its
+// price (decoded-length.ts: the container's duration is only the client's word) → diarization → capture of the
+// decoded length and `completed`.
 // Every state change is conditional on the state it leaves and on this worker still holding the lease, so a task
 // cancelled meanwhile, or taken over after this worker lost its lease, is left alone; every final state is written
 // only over an unfinished one, so a task ends exactly once. Capture settles the task's reservation, which the ledger
@@ -11,9 +13,10 @@ import type { TranscriptionResult, Word } from '../../../generated/client/types.
 import type { Ledger } from '../billing/ledger.ts';
 import type { PriceTable, TranscriptionConfig } from '../config.ts';
 import { now, parseJson } from '../db/rows.ts';
-import { ApiError } from '../http/api-error.ts';
+import { ApiError, errors } from '../http/api-error.ts';
 import type { AddressGuard } from '../media/address-guard.ts';
 import { DownloadError, downloadToFile } from '../media/download.ts';
+import { checkDecodedLength } from './decoded-length.ts';
 import { diarize } from './diarization/diarize.ts';
 import { recogniseWhileDecoding } from './recognise-while-decoding.ts';
 import { EngineError, type EngineTranscript, type TranscriptionEngine } from './engine/engine.ts';
@@ -95,7 +98,7 @@ export function createPipeline(deps: PipelineDeps) {
       throw error;
     }
     // One ffmpeg run: the probe now, the decode going on for `recognise` to take.
-    const probed = await files.probeAndDecode(job.id, target);
+    const probed = await files.probeAndDecode(job.id, target, { maxSeconds: config.asyncMaxSeconds });
     if (probed.durationSeconds > config.asyncMaxSeconds)
       throw taskFailures.durationExceeded(config.asyncMaxSeconds, probed.durationSeconds);
     // Stored before the task is `ready`: a job resumed in another process from here on fetches it from the store.
@@ -161,6 +164,28 @@ export function createPipeline(deps: PipelineDeps) {
     const pcmPath = files.pcmPath(job.id);
     let lastWrite = 0;
     let lastProgress = 0;
+    let seconds: number | undefined;
+    /**
+     * Once the decode has ended: its length against the task's limit, and the reservation grown to that length's
+     * price. Either failing rejects the decode, which cancels the engine at once. A decode that is not intake's (a
+     * job resumed after a restart, or in another process) runs under the async limit, the largest any route allows.
+     */
+    const decodeAndCheck = async (decodeSignal: AbortSignal) => {
+      const pcm = await files.decode(job.id, job.media_path!, decodeSignal, config.asyncMaxSeconds);
+      // Rounded as the result states it, so the price reserved here is the price captured below.
+      seconds = Math.round(checkDecodedLength(pcm.maxSeconds, job.duration_seconds, pcm.durationSeconds) * 100) / 100;
+      const price = priceOf(prices, job.priority, seconds);
+      // `settled`: a job resumed after its capture (the capture below is then a no-op too).
+      if (
+        job.reservation_id &&
+        (await ledger.reserveAtLeast(job.reservation_id, price.amountMinor)) === 'not_covered'
+      ) {
+        throw errors.insufficientBalance(
+          `The decoded audio (${Math.round(seconds)} s) costs more than the file stated and the available balance covers.`,
+        );
+      }
+      return pcm;
+    };
     const transcript = await recogniseWhileDecoding(
       engine,
       {
@@ -169,7 +194,7 @@ export function createPipeline(deps: PipelineDeps) {
         terms: parseJson<string[]>(job.terms) ?? undefined,
         expectedSeconds: Number(job.duration_seconds) || undefined,
       },
-      (decodeSignal) => files.decode(job.id, job.media_path!, decodeSignal),
+      decodeAndCheck,
       {
         signal,
         onProgress: (fraction) => {
@@ -182,6 +207,8 @@ export function createPipeline(deps: PipelineDeps) {
       },
     );
     const speakers = job.diarization ? diarize(pcmOf(await readFile(pcmPath)), transcript.words) : undefined;
+    // The task's duration from here on is the one it is billed by (the decode's, within the stated one's tolerance).
+    job = { ...job, duration_seconds: seconds ?? transcript.duration };
     const result = resultOf(job, transcript, speakers);
     const price = priceOf(prices, job.priority, result.duration);
     if (job.reservation_id) {
@@ -195,6 +222,7 @@ export function createPipeline(deps: PipelineDeps) {
       status: 'completed',
       progress: 100,
       result: JSON.stringify(result),
+      duration_seconds: job.duration_seconds,
       minutes_billed: price.minutes,
       cost_minor: price.amountMinor,
     });

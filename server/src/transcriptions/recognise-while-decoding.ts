@@ -8,7 +8,7 @@
 // they are (media/ffmpeg.ts), so a decode that fails, is cancelled or is resumed elsewhere behaves as before.
 //
 // Failures: the decode's own failure is the task's failure, with the same error as when the decode was awaited
-// first (the engine, told through `pcmComplete`, only stops); a failure of the engine kills ffmpeg if it still runs.
+// first (the engine is cancelled at once); a failure of the engine kills ffmpeg if it still runs.
 import type { DecodedPcm } from '../media/ffmpeg.ts';
 import type { EngineTranscript, TranscribeInput, TranscribeOptions, TranscriptionEngine } from './engine/engine.ts';
 
@@ -26,7 +26,9 @@ export async function recogniseWhileDecoding(
     await decoding;
     return engine.transcribe(input, options);
   }
-  decoding.catch(() => undefined); // looked at below, whichever of the two ends first
+  // A decode that fails stops the engine at once: the task fails with the decode's error anyway, and audio the decode
+  // refused (longer than the task's limit) must not be recognised on to the end of what was written.
+  decoding.catch((reason: unknown) => stop.abort(reason));
   try {
     const transcript = await engine.transcribe({ ...input, pcmComplete: decoding }, { ...options, signal });
     await decoding; // settled: the engine ends only once the file is complete

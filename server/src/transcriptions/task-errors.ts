@@ -25,6 +25,15 @@ export const taskFailures = {
       `The audio is ${Math.round(actual)} s long; at most ${limitSeconds} s (${limitSeconds / 60} min) are accepted here.`,
       'file',
     ),
+  /** The decode ran past the limit (it stops a little after it): the container's stated duration, if any, was wrong. */
+  decodedTooLong: (limitSeconds: number, declared: number | null | undefined) =>
+    new ApiError(
+      400,
+      'duration_exceeded',
+      `The decoded audio is longer than the limit of ${limitSeconds} s (${limitSeconds / 60} min)` +
+        (Number(declared) > 0 ? `, although the file states ${Math.round(Number(declared))} s.` : '.'),
+      'file',
+    ),
   /** The engine cannot run on this machine at all (not installed): refused before anything is reserved. */
   engineMissing: (reason: string) =>
     new ApiError(503, 'engine_unavailable', `The transcription engine is not available on this server: ${reason}.`),

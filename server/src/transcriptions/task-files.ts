@@ -13,6 +13,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join } from 'node:path';
 import { probeMedia, startDecode, type DecodedPcm, type MediaInfo, type RunningDecode } from '../media/ffmpeg.ts';
 import { localMediaStore, type MediaStore } from '../media/media-store.ts';
+import { decodeBoundOf } from './decoded-length.ts';
 
 /** A decode nobody took (its task was cancelled or taken by another process) is forgotten after this long. */
 const UNCLAIMED_DECODE_MS = 10 * 60_000;
@@ -43,29 +44,30 @@ export function createTaskFiles(
   // original; with a shared store it may be another process's, so only its name counts.
   const localPathOf = (id: string, mediaPath: string) =>
     !media.shared && isAbsolute(mediaPath) ? mediaPath : join(dirOf(id), basename(mediaPath));
-  const decodes = new Map<string, { running: RunningDecode; timer: NodeJS.Timeout }>();
+  /** Decodes in flight, each with the duration limit it was started for (it stops a little past it). */
+  const decodes = new Map<string, { running: RunningDecode; timer: NodeJS.Timeout; maxSeconds: number }>();
   /** Folders being removed because their decode was never taken; a job for the task waits for the removal. */
   const clearing = new Map<string, Promise<void>>();
 
   /** Takes the decode in flight for a task out of the map (its timer stopped), if there is one. */
-  function take(id: string): RunningDecode | undefined {
+  function take(id: string): { running: RunningDecode; maxSeconds: number } | undefined {
     const entry = decodes.get(id);
     if (!entry) return undefined;
     decodes.delete(id);
     clearTimeout(entry.timer);
-    return entry.running;
+    return entry;
   }
 
-  async function newDecode(id: string, mediaPath: string): Promise<RunningDecode> {
+  async function newDecode(id: string, mediaPath: string, maxSeconds: number): Promise<RunningDecode> {
     await mkdir(dirOf(id), { recursive: true });
     // A PCM file left by an earlier run (a restart on one node) goes first: the engine starts reading the file as
     // soon as it exists, and must only ever see this run's output.
     await rm(pcmPath(id), { force: true });
-    return startDecode(mediaPath, pcmPath(id));
+    return startDecode(mediaPath, pcmPath(id), { maxOutputSeconds: decodeBoundOf(maxSeconds) });
   }
 
   function forget(id: string, reason: string): void {
-    take(id)?.abort(new Error(reason));
+    take(id)?.running.abort(new Error(reason));
   }
 
   /** Removes this process's folder of the task (the original must be in the shared store, or not needed any more). */
@@ -114,16 +116,21 @@ export function createTaskFiles(
     },
     /**
      * Starts decoding the task's medium into its PCM file and resolves with the probe as soon as ffmpeg has described
-     * the input; the decode goes on for `decode` to take. A rejected probe leaves nothing running. In a process that
-     * runs no jobs it only probes.
+     * the input; the decode goes on for `decode` to take, and stops a little past `maxSeconds` (the task's limit;
+     * without one it runs to the end).
+     * A rejected probe leaves nothing running. In a process that runs no jobs it only probes.
      */
-    async probeAndDecode(id: string, mediaPath: string): Promise<MediaInfo> {
+    async probeAndDecode(
+      id: string,
+      mediaPath: string,
+      { maxSeconds = Infinity }: { maxSeconds?: number } = {},
+    ): Promise<MediaInfo> {
       if (!runsJobs) return probeMedia(mediaPath);
       forget(id, 'superseded by a new decode');
-      const running = await newDecode(id, mediaPath);
+      const running = await newDecode(id, mediaPath, maxSeconds);
       const timer = setTimeout(() => abandon(id), UNCLAIMED_DECODE_MS);
       timer.unref();
-      decodes.set(id, { running, timer });
+      decodes.set(id, { running, timer, maxSeconds });
       try {
         return await running.probed;
       } catch (error) {
@@ -134,10 +141,19 @@ export function createTaskFiles(
     /**
      * The task's PCM: the decode this process started for it if there is one, or a new one of the original named by
      * `mediaPath` (fetched from the shared store first when this process has no copy). Aborting `signal` kills
-     * ffmpeg and rejects with the signal's reason.
+     * ffmpeg and rejects with the signal's reason. Resolves with the limit the decode ran under: the one intake gave
+     * for a decode it started here, else `fallbackMaxSeconds` (this process does not know the limit of a task that
+     * was accepted elsewhere or before a restart; the caller passes the largest any route of the task allows).
      */
-    async decode(id: string, mediaPath: string, signal: AbortSignal): Promise<DecodedPcm> {
-      let running = take(id);
+    async decode(
+      id: string,
+      mediaPath: string,
+      signal: AbortSignal,
+      fallbackMaxSeconds = Infinity,
+    ): Promise<DecodedPcm & { maxSeconds: number }> {
+      const started = take(id);
+      let running = started?.running;
+      const maxSeconds = started?.maxSeconds ?? fallbackMaxSeconds;
       if (!running) {
         await clearing.get(id);
         const local = localPathOf(id, mediaPath);
@@ -145,14 +161,14 @@ export function createTaskFiles(
           await mkdir(dirOf(id), { recursive: true });
           await media.fetch(id, local);
         }
-        running = await newDecode(id, local);
+        running = await newDecode(id, local, maxSeconds);
       }
       const decoding = running;
       if (signal.aborted) decoding.abort(signal.reason);
       const onAbort = () => decoding.abort(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        return await decoding.decoded;
+        return { ...(await decoding.decoded), maxSeconds };
       } finally {
         signal.removeEventListener('abort', onAbort);
       }
