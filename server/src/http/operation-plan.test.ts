@@ -36,7 +36,7 @@ plans('each route carries the plan of its operation', async () => {
   const v2 = planOf('POST', '/v2/transcriptions');
   assert.equal(
     [v2?.scheme, v2?.headerParams, v2?.acceptsJson],
-    ['signed', ['x-signature-version', 'idempotency-key'], false],
+    ['signed', ['x-signature-version', 'x-signature-nonce', 'idempotency-key'], false],
   );
   assert.is(planOf('GET', '/v1/billing/usage')?.scheme, 'signed');
   assert.is(planOf('GET', '/v2/results/some-id/srt')?.scheme, 'none');
