@@ -61,13 +61,23 @@ export function createFairScheduler(concurrency: number): FairScheduler {
         const entry: Entry = {
           start: () => {
             signal?.removeEventListener('abort', onAbort);
+            // The slot is free (and the next task started) before the caller hears of this one's end.
+            const done = () => {
+              running--;
+              dispatch();
+            };
             Promise.resolve()
               .then(task)
-              .then(resolve, reject)
-              .finally(() => {
-                running--;
-                dispatch();
-              });
+              .then(
+                (value) => {
+                  done();
+                  resolve(value);
+                },
+                (error: unknown) => {
+                  done();
+                  reject(error as Error);
+                },
+              );
           },
         };
         signal?.addEventListener('abort', onAbort, { once: true });

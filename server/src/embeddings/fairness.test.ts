@@ -10,7 +10,12 @@ import { useHarness, type Reply } from '../test-support/harness.ts';
 
 const ACCOUNT_REQUESTS = 2;
 const MAX_TOKENS = 20_000;
-/** B's one-word answer within this many ms while A's work is queued (about one batch of A's, ≈ 0.2–0.7 s unloaded). */
+/**
+ * B's one-word answer within this many ms while A's work is queued (about two batches of A's — one before B's
+ * tokenizing, one before its embedding — ≈ 0.1–0.3 s each unloaded), or within a quarter of the time A's requests
+ * take, whichever is longer: on a machine slowed several times over, both slow down alike. Served first come first
+ * served, B would wait for all of A's work (over three quarters of it).
+ */
 const FAIR_WAIT_MS = 3000;
 
 const words = 'the quick brown fox jumps over a lazy dog while prices rose again on monday morning'.split(' ');
@@ -43,6 +48,7 @@ test('B’s one-word request is answered within a bound while A’s large reques
 
   // Two requests of 128 texts (≈ 10,000 tokens each): several seconds of engine work, one after the other.
   let aDone = 0;
+  const aStarted = performance.now();
   const big = [longTexts(128, 'x'), longTexts(128, 'y')].map((input) =>
     embed(a.apiKey, input).then((reply) => {
       aDone++;
@@ -63,10 +69,14 @@ test('B’s one-word request is answered within a bound while A’s large reques
   assert.is(small.status, 200, small.text);
   const aStillRunning = aDone === 0;
   const replies: Reply[] = await Promise.all(big);
+  const aTook = performance.now() - aStarted;
   for (const reply of replies) assert.is(reply.status, 200, reply.text);
   // A's requests take several seconds; B's, sent while they run, is answered before them and within the bound.
   assert.ok(aStillRunning, `B’s request was answered only after A’s requests (it waited ${Math.round(waited)} ms)`);
-  assert.ok(waited < FAIR_WAIT_MS, `B waited ${Math.round(waited)} ms behind A’s requests`);
+  assert.ok(
+    waited < Math.max(FAIR_WAIT_MS, aTook / 4),
+    `B waited ${Math.round(waited)} ms behind A’s requests, which took ${Math.round(aTook)} ms`,
+  );
 
   // The bound counts requests in progress: once A's have been answered, A is served again.
   const after = await embed(a.apiKey, 'one more');
