@@ -4,6 +4,7 @@
 import type { RunContext } from '../core/run-context.ts';
 import { blockedAccount, emptyBalance, keyLimit, rateLimit } from './stateful/account-states.ts';
 import { keyRevocation, webhookDeletion } from './stateful/deletions.ts';
+import { idempotentCreate } from './stateful/idempotency.ts';
 import { crossAccountIsolation } from './stateful/isolation.ts';
 import { linkAndCancel } from './stateful/link-and-cancel.ts';
 import { startReceiver } from './stateful/receiver.ts';
@@ -36,7 +37,8 @@ export async function runStateful(run: RunContext): Promise<void> {
       linkAndCancel(run, linkOwner, receiver),
       webhookDeletion(run, deleter)
         .then(() => keyRevocation(run, deleter))
-        .then(() => syncCreateLinks(run, deleter)),
+        .then(() => syncCreateLinks(run, deleter))
+        .then(() => idempotentCreate(run, deleter)),
       provision ? blockedAccount(run, provision) : undefined,
       provision ? emptyBalance(run, provision) : undefined,
       provision ? rateLimit(run, provision) : undefined,

@@ -71,6 +71,7 @@ test('all 28 checks are registered by name', () => {
     'error_body_conformance',
     'error_code_status_map',
     'error_type_status_map',
+    'idempotency_conformance',
     'ignored_auth',
     'list_pagination_consistency',
     'missing_required_header',
@@ -275,6 +276,25 @@ test('use_after_free: a deleted webhook still answering 200 fails; 404 passes', 
     runTrace('use_after_free', { resource: 'webhook', probes: [{ exchange: after(404), expected: 404 }] }).length,
     0,
   );
+});
+
+test('idempotency_conformance: a replay that creates again or a reused key let in fails; replay and 409 pass', () => {
+  const created = (id: string) => crafted('POST', '/v3/webhooks/create', 201, { id });
+  const reused = crafted('POST', '/v3/webhooks/create', 409, v3Error('idempotency_key_reused'));
+  const good = { first: created('w1'), replay: created('w1'), reused, idField: 'id' };
+  assert.equal(runTrace('idempotency_conformance', good), []);
+  const again = runTrace('idempotency_conformance', { ...good, replay: created('w2') });
+  assert.equal(
+    again.map((f) => f.title),
+    ['Idempotency-Key not replayed'],
+  );
+  const letIn = runTrace('idempotency_conformance', { ...good, reused: created('w3') });
+  assert.equal(
+    letIn.map((f) => [f.title, f.severity]),
+    [['Idempotency-Key reused with another body', 'high']],
+  );
+  const otherCode = crafted('POST', '/v3/webhooks/create', 409, v3Error('invalid_state'));
+  assert.is(runTrace('idempotency_conformance', { ...good, reused: otherCode }).length, 1);
 });
 
 test('ensure_resource_availability: a link target answering 404 fails; 200 and a not-ready 409 pass', () => {

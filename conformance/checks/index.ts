@@ -26,3 +26,4 @@ import './cross-account-isolation.ts';
 import './webhook-signature-conformance.ts';
 import './stream-protocol-conformance.ts';
 import './sse-conformance.ts';
+import './idempotency-conformance.ts';
