@@ -22,11 +22,13 @@ export function startBlockWatch(deps: BlockWatchDeps): { stop(): void } {
   let running = false;
   async function check(): Promise<void> {
     if (running) return; // a slow database: the next tick asks again
+    const open = [...deps.connections()];
+    if (open.length === 0) return; // no query while this process holds no stream
     running = true;
     try {
       const blocked = new Set(await deps.service.blockedSessions());
       if (blocked.size === 0) return;
-      for (const connection of deps.connections())
+      for (const connection of open)
         if (connection.sessionId !== undefined && blocked.has(connection.sessionId)) connection.block();
     } catch (err) {
       deps.logger.error({ err }, 'stream block watch failed; retrying at the next interval');

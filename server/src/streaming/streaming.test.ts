@@ -377,11 +377,14 @@ for (const kind of databaseKinds) {
     return opened;
   }
 
-  /** The session row and the account's money once its reservation is settled. */
+  /** The session row, its task row and the account's money once the reservation is settled and the task ended. */
   async function settled(h: Harness, accountId: string, sessionId: string) {
-    await until('the settlement', async () => ((await money(h, accountId)).reserved === 0 ? true : undefined));
+    const task = await until('the settlement', async () => {
+      if ((await money(h, accountId)).reserved !== 0) return undefined;
+      const row = await h.db('transcriptions').where({ id: sessionId }).first();
+      return row?.status === 'processing' ? undefined : (row ?? null);
+    });
     const row = await h.db('stream_sessions').where({ id: sessionId }).first();
-    const task = await h.db('transcriptions').where({ id: sessionId }).first();
     return { money: await money(h, accountId), row, task };
   }
 
