@@ -7,11 +7,11 @@ export function embeddingHandlers(service: EmbeddingService): HandlerGroup {
   return {
     createEmbedding: async (request) => ({
       status: 200,
-      body: await service.create(accountOf(request), request.body, request.requestId),
+      body: await service.create(accountOf(request), request.body, request.requestId, request.signal),
     }),
     createOpenAiEmbedding: async (request) => ({
       status: 200,
-      body: await service.create(accountOf(request), request.body, request.requestId),
+      body: await service.create(accountOf(request), request.body, request.requestId, request.signal),
     }),
   };
 }

@@ -54,7 +54,9 @@ export function createEmbeddingService(deps: EmbeddingServiceDeps) {
   const priceOf = (tokens: number) => quote({ type: 'embedding', tokens }, prices).amountMinor;
 
   /** Engine failures as answers: the input's fault stays a 400, anything else is the engine's (503). */
-  function failureOf(error: unknown, requestId: string): unknown {
+  function failureOf(error: unknown, requestId: string, signal?: AbortSignal): unknown {
+    // The client went away and its remaining batches were dropped: nobody reads this answer, nothing to log.
+    if (signal?.aborted) return new ApiError(503, 'engine_unavailable', 'The request was abandoned.', 'model');
     if (error instanceof UpstreamRefusal) {
       const code = PASSED_ON_CODES.has(error.upstreamCode as ServerErrorCode)
         ? (error.upstreamCode as ServerErrorCode)
@@ -99,11 +101,22 @@ export function createEmbeddingService(deps: EmbeddingServiceDeps) {
   }
 
   return {
-    create: (account: AccountRow, request: EmbeddingRequest, requestId: string): Promise<EmbeddingList> =>
-      counted(account.id, () => create(account, request, requestId)),
+    /** `signal`: the client went away; the request's batches that have not run yet are dropped. */
+    create: (
+      account: AccountRow,
+      request: EmbeddingRequest,
+      requestId: string,
+      signal?: AbortSignal,
+    ): Promise<EmbeddingList> => counted(account.id, () => create(account, request, requestId, signal)),
   };
 
-  async function create(account: AccountRow, request: EmbeddingRequest, requestId: string): Promise<EmbeddingList> {
+  async function create(
+    account: AccountRow,
+    request: EmbeddingRequest,
+    requestId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<EmbeddingList> {
+    const call = { account: account.id, ...(signal ? { signal } : {}) };
     const single = typeof request.input === 'string';
     const texts = typeof request.input === 'string' ? [request.input] : request.input;
     if (texts.length > maxInputs) {
@@ -116,9 +129,9 @@ export function createEmbeddingService(deps: EmbeddingServiceDeps) {
 
     let measured;
     try {
-      measured = await engine.measure(texts, { account: account.id });
+      measured = await engine.measure(texts, call);
     } catch (error) {
-      throw failureOf(error, requestId);
+      throw failureOf(error, requestId, signal);
     }
     if (measured.exact) {
       const over = measured.tokens.findIndex((tokens) => tokens > engine.contextWindow);
@@ -150,14 +163,14 @@ export function createEmbeddingService(deps: EmbeddingServiceDeps) {
 
     let embedded;
     try {
-      embedded = await engine.embed(texts, measured, { account: account.id });
+      embedded = await engine.embed(texts, measured, call);
       const length = embedded.vectors[0]?.length ?? 0;
       if (request.dimensions !== undefined && request.dimensions > length) {
         throw errors.invalidParameter('dimensions', `dimensions must be between 1 and ${length}.`);
       }
     } catch (error) {
       if (reservation) await ledger.settle(reservation.id, 0);
-      throw failureOf(error, requestId);
+      throw failureOf(error, requestId, signal);
     }
 
     const chargeMinor = Math.min(priceOf(embedded.tokens), reserveMinor);
