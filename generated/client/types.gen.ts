@@ -5235,7 +5235,11 @@ export type CreateV2TranscriptChatCompletionErrors = {
      */
     415: V2UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address); retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's
+     * address), or this account already has as many requests waiting for this model as it may (Extension: 4 per
+     * model by default, a server setting); retry after `Retry-After` seconds. Requests of different accounts waiting
+     * for a model are served in turns.
+     *
      */
     429: V2TooManyRequestsErrorResponse;
     /**
@@ -5388,7 +5392,11 @@ export type CreateV2ChatCompletionErrors = {
      */
     415: V2UnsupportedMediaTypeErrorResponse;
     /**
-     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address); retry after `Retry-After` seconds.
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's
+     * address), or this account already has as many requests waiting for this model as it may (Extension: 4 per
+     * model by default, a server setting); retry after `Retry-After` seconds. Requests of different accounts waiting
+     * for a model are served in turns.
+     *
      */
     429: V2TooManyRequestsErrorResponse;
     /**
