@@ -168,6 +168,11 @@ test('an api node queues an upload and runs nothing; a worker started later comp
   assert.is(health.body.role, 'worker');
   assert.is(health.body.status, 'ok');
   assert.equal(health.body.jobs, { running: 0, queued: 0 });
+  // HEAD is GET without the body on a worker too; other methods are 405 naming both.
+  const head = await fetch(`${worker.base}/health`, { method: 'HEAD' });
+  assert.equal([head.status, await head.text()], [200, '']);
+  const put = await fetch(`${worker.base}/health`, { method: 'PUT' });
+  assert.equal([put.status, put.headers.get('allow')], [405, 'GET, HEAD']);
 });
 
 test("a worker answers the contract's 404 body on every other path, with X-Request-Id", async () => {
