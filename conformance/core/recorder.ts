@@ -52,7 +52,7 @@ export class Recorder {
     this.observe(check, findings, context);
     // a scenario's check judged every exchange its trace holds: each counts in its own operation's scope
     for (const exchange of context.judged ?? [])
-      this.observe(check, findings, { operation: exchange.operationId, exchange });
+      this.observe(check, findings, { phase: context.phase, operation: exchange.operationId, exchange });
     const counter = this.checks.get(check) ?? { runs: 0, failed: 0 };
     counter.runs += 1;
     if (findings.length > 0) counter.failed += 1;
@@ -90,12 +90,13 @@ export class Recorder {
   private observe(
     check: string,
     findings: Finding[],
-    context: { operation?: string; exchange?: Exchange; expectation?: Expectation },
+    context: { phase: Phase; operation?: string; exchange?: Exchange; expectation?: Expectation },
   ): void {
     if (!judges(check, context.expectation, context.exchange)) return;
     const { exchange } = context;
     const observation: Observation = {
       check,
+      phase: context.phase,
       operation: context.operation,
       requestMedia: requestMediaOf(exchange),
       status: exchange?.response.status,
@@ -105,6 +106,7 @@ export class Recorder {
     };
     const key = JSON.stringify([
       check,
+      context.phase,
       observation.operation,
       observation.requestMedia,
       observation.status,

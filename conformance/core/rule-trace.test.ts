@@ -38,10 +38,11 @@ test('a rule of the multipart form is not provoked by JSON cases, and is by a mu
   const [notRun] = traceRules([multipartRule], [json], context());
   assert.is(notRun!.verdict, 'not_run');
   assert.match(notRun!.reason!, /createAsyncTranscription, request multipart\/form-data/);
-  const form = { ...json, requestMedia: 'multipart/form-data' };
+  const form = { ...json, requestMedia: 'multipart/form-data', phase: 'negative' };
   const [passed] = traceRules([multipartRule], [json, form], context());
   assert.is(passed!.verdict, 'passed');
   assert.is(passed!.cases, 1);
+  assert.equal(passed!.phases, ['negative'], 'the case generator that provoked it');
   const [failed] = traceRules([multipartRule], [json, { ...form, failed: 1 }], context());
   assert.is(failed!.verdict, 'failed');
 });

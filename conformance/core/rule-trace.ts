@@ -15,6 +15,8 @@ import type { Expectation, Exchange } from './types.ts';
 /** What one check saw of one case (or of one scenario, for the trace and active checks). */
 export interface Observation {
   check: string;
+  /** The phase whose case it was: the case generator that provoked what the check judged. */
+  phase?: string;
   operation?: string;
   /** The request body's media type (`application/json`, `multipart/form-data`), none without a body. */
   requestMedia?: string;
@@ -45,6 +47,8 @@ export interface RuleResult {
   reason?: string;
   /** The operations its scopes claim (none: any case of its checks). */
   operations: string[];
+  /** The phases (case generators) whose cases provoked it. */
+  phases: string[];
 }
 
 /**
@@ -201,13 +205,14 @@ export function traceRules(rules: Rule[], observations: Observation[], context: 
         .filter((alternatives): alternatives is Scope[] => alternatives !== undefined && alternatives.length > 0);
       const scopes = claims.flat();
       const operations = [...new Set(scopes.map((scope) => scope.operation))];
-      const base = { id: rule.id, checks: rule.checks, cases: 0, failed: 0, operations };
+      const base = { id: rule.id, checks: rule.checks, cases: 0, failed: 0, operations, phases: [] as string[] };
       const checks = rule.checks.filter((check) => context.selectedChecks.has(check));
       if (checks.length === 0) return { ...base, verdict: 'not_run', reason: `--checks leaves out ${rule.checks}` };
       const seen = checks.flatMap((check) => byCheck.get(check) ?? []);
       const relevant = scopes.length ? seen.filter((o) => scopes.some((scope) => inScope(o, scope))) : seen;
       const cases = relevant.reduce((sum, o) => sum + o.runs, 0);
       const failed = relevant.reduce((sum, o) => sum + o.failed, 0);
+      base.phases = [...new Set(relevant.flatMap((o) => (o.phase ? [o.phase] : [])))];
       const missing = claims.find(
         (alternatives) => !seen.some((o) => alternatives.some((scope) => inScope(o, scope))),
       )?.[0];

@@ -33,6 +33,7 @@ export function renderNdjson(recorder: Recorder, elapsedMs: number, requests: nu
       checks: r.checks,
       cases: r.cases,
       failed: r.failed,
+      phases: r.phases,
       reason: r.reason,
     });
   const cases = [...recorder.phases.values()].reduce((sum, c) => sum + c.cases, 0);

@@ -59,7 +59,9 @@ export function renderRunRules(results: RuleResult[]): string {
   const lines = results.map((r) => {
     const verdict = r.verdict === 'not_run' ? 'not run' : r.verdict;
     const detail =
-      r.verdict === 'not_run' ? `  (${r.reason ?? 'not provoked'})` : `  ${r.cases} cases [${r.checks.join(', ')}]`;
+      r.verdict === 'not_run'
+        ? `  (${r.reason ?? 'not provoked'})`
+        : `  ${r.cases} cases [${r.checks.join(', ')}] by ${(r.phases ?? []).join(', ') || '-'}`;
     return `${r.id.padEnd(width)}  ${verdict.padEnd(8)}${detail}`;
   });
   lines.push('', ruleCoverageLine(ruleCoverage(results)));

@@ -89,7 +89,7 @@ test('a conforming health endpoint: exit 0, and the NDJSON summary passes', asyn
     assert.match(result.stdout, /RULES\n\n {4}Rules: \d+ with checks: \d+ provoked/);
     const rules = await cli(['--rules', '--from-report', ndjson]);
     assert.is(rules.status, 0, rules.stdout);
-    assert.match(rules.stdout, /health\.\S+ +passed +\d+ cases/);
+    assert.match(rules.stdout, /health\.\S+ +passed +\d+ cases \[[a-z_, ]+\] by examples/);
     assert.match(rules.stdout, /not run +\(\w+ is not in this run \(--include\/--exclude\)\)/);
     assert.match(rules.stdout, /Rules: \d+ with checks: [1-9]\d* provoked \([1-9]\d* passed, 0 failed\), \d+ not run/);
     const missing = await cli(['--rules', '--from-report', join(dir, 'none.ndjson')]);
