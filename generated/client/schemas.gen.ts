@@ -2024,8 +2024,8 @@ export const StreamOptionsSchema = {
     ]
 } as const;
 
-export const ResponseFormatTextSchema = {
-    title: 'ResponseFormatText',
+export const ChatResponseFormatTextSchema = {
+    title: 'ChatResponseFormatText',
     description: 'The answer is plain text (the default).',
     type: 'object',
     additionalProperties: false,
@@ -2049,8 +2049,8 @@ export const ResponseFormatTextSchema = {
     ]
 } as const;
 
-export const ResponseFormatJsonObjectSchema = {
-    title: 'ResponseFormatJsonObject',
+export const ChatResponseFormatJsonObjectSchema = {
+    title: 'ChatResponseFormatJsonObject',
     description: 'The answer is a JSON object (the text of `message.content` parses as an object). As with OpenAI, the messages\nshould ask for JSON as well.\n',
     type: 'object',
     additionalProperties: false,
@@ -2135,8 +2135,8 @@ export const JsonSchemaDefinitionSchema = {
     ]
 } as const;
 
-export const ResponseFormatJsonSchemaSchema = {
-    title: 'ResponseFormatJsonSchema',
+export const ChatResponseFormatJsonSchemaSchema = {
+    title: 'ChatResponseFormatJsonSchema',
     description: 'The answer is JSON that validates against the given JSON Schema.',
     type: 'object',
     additionalProperties: false,
@@ -2179,18 +2179,18 @@ export const ResponseFormatJsonSchemaSchema = {
     ]
 } as const;
 
-export const ResponseFormatSchema = {
-    title: 'ResponseFormat',
+export const ChatResponseFormatSchema = {
+    title: 'ChatResponseFormat',
     description: 'Form of the answer, checked as in the OpenAI format: `{type: text}` (plain text, the default),\n`{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`\n(the answer is JSON valid against `schema`). The JSON modes are enforced while generating and the answer is\nvalidated before it is returned; an answer that cannot be made valid is an error, never invalid output. The\nvariants are told apart by the `const` of their `type` (no `discriminator` keyword: without a `mapping` code\ngenerators derive wrong values from the schema names, and Ajv refuses a `mapping`).\n',
     oneOf: [
         {
-            $ref: '#/components/schemas/ResponseFormatText'
+            $ref: '#/components/schemas/ChatResponseFormatText'
         },
         {
-            $ref: '#/components/schemas/ResponseFormatJsonObject'
+            $ref: '#/components/schemas/ChatResponseFormatJsonObject'
         },
         {
-            $ref: '#/components/schemas/ResponseFormatJsonSchema'
+            $ref: '#/components/schemas/ChatResponseFormatJsonSchema'
         }
     ],
     examples: [
@@ -2262,7 +2262,7 @@ export const ChatCompletionRequestSchema = {
             $ref: '#/components/schemas/StreamOptions'
         },
         response_format: {
-            $ref: '#/components/schemas/ResponseFormat'
+            $ref: '#/components/schemas/ChatResponseFormat'
         }
     },
     examples: [
@@ -4468,7 +4468,7 @@ export const OpenAIChatCompletionRequestSchema = {
             $ref: '#/components/schemas/StreamOptions'
         },
         response_format: {
-            $ref: '#/components/schemas/ResponseFormat'
+            $ref: '#/components/schemas/ChatResponseFormat'
         },
         n: {
             type: 'integer',

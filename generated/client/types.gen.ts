@@ -977,11 +977,11 @@ export type StreamOptions = {
 };
 
 /**
- * ResponseFormatText
+ * ChatResponseFormatText
  *
  * The answer is plain text (the default).
  */
-export type ResponseFormatText = {
+export type ChatResponseFormatText = {
     /**
      * Always `text`.
      */
@@ -989,13 +989,13 @@ export type ResponseFormatText = {
 };
 
 /**
- * ResponseFormatJsonObject
+ * ChatResponseFormatJsonObject
  *
  * The answer is a JSON object (the text of `message.content` parses as an object). As with OpenAI, the messages
  * should ask for JSON as well.
  *
  */
-export type ResponseFormatJsonObject = {
+export type ChatResponseFormatJsonObject = {
     /**
      * Always `json_object`.
      */
@@ -1030,11 +1030,11 @@ export type JsonSchemaDefinition = {
 };
 
 /**
- * ResponseFormatJsonSchema
+ * ChatResponseFormatJsonSchema
  *
  * The answer is JSON that validates against the given JSON Schema.
  */
-export type ResponseFormatJsonSchema = {
+export type ChatResponseFormatJsonSchema = {
     /**
      * Always `json_schema`.
      */
@@ -1043,7 +1043,7 @@ export type ResponseFormatJsonSchema = {
 };
 
 /**
- * ResponseFormat
+ * ChatResponseFormat
  *
  * Form of the answer, checked as in the OpenAI format: `{type: text}` (plain text, the default),
  * `{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`
@@ -1053,7 +1053,7 @@ export type ResponseFormatJsonSchema = {
  * generators derive wrong values from the schema names, and Ajv refuses a `mapping`).
  *
  */
-export type ResponseFormat = ResponseFormatText | ResponseFormatJsonObject | ResponseFormatJsonSchema;
+export type ChatResponseFormat = ChatResponseFormatText | ChatResponseFormatJsonObject | ChatResponseFormatJsonSchema;
 
 /**
  * ChatCompletionRequest
@@ -1087,7 +1087,7 @@ export type ChatCompletionRequest = {
      */
     stream?: boolean;
     stream_options?: StreamOptions;
-    response_format?: ResponseFormat;
+    response_format?: ChatResponseFormat;
 };
 
 /**
@@ -2074,7 +2074,7 @@ export type OpenAiChatCompletionRequest = {
      */
     stream?: boolean;
     stream_options?: StreamOptions;
-    response_format?: ResponseFormat;
+    response_format?: ChatResponseFormat;
     /**
      * Number of choices; only 1 is supported.
      */

@@ -691,22 +691,22 @@ export const zStreamOptions = z.object({
 });
 
 /**
- * ResponseFormatText
+ * ChatResponseFormatText
  *
  * The answer is plain text (the default).
  */
-export const zResponseFormatText = z.object({
+export const zChatResponseFormatText = z.object({
     type: z.literal('text')
 });
 
 /**
- * ResponseFormatJsonObject
+ * ChatResponseFormatJsonObject
  *
  * The answer is a JSON object (the text of `message.content` parses as an object). As with OpenAI, the messages
  * should ask for JSON as well.
  *
  */
-export const zResponseFormatJsonObject = z.object({
+export const zChatResponseFormatJsonObject = z.object({
     type: z.literal('json_object')
 });
 
@@ -723,17 +723,17 @@ export const zJsonSchemaDefinition = z.object({
 });
 
 /**
- * ResponseFormatJsonSchema
+ * ChatResponseFormatJsonSchema
  *
  * The answer is JSON that validates against the given JSON Schema.
  */
-export const zResponseFormatJsonSchema = z.object({
+export const zChatResponseFormatJsonSchema = z.object({
     type: z.literal('json_schema'),
     json_schema: zJsonSchemaDefinition
 });
 
 /**
- * ResponseFormat
+ * ChatResponseFormat
  *
  * Form of the answer, checked as in the OpenAI format: `{type: text}` (plain text, the default),
  * `{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`
@@ -743,10 +743,10 @@ export const zResponseFormatJsonSchema = z.object({
  * generators derive wrong values from the schema names, and Ajv refuses a `mapping`).
  *
  */
-export const zResponseFormat = z.union([
-    zResponseFormatText,
-    zResponseFormatJsonObject,
-    zResponseFormatJsonSchema
+export const zChatResponseFormat = z.union([
+    zChatResponseFormatText,
+    zChatResponseFormatJsonObject,
+    zChatResponseFormatJsonSchema
 ]);
 
 /**
@@ -762,7 +762,7 @@ export const zChatCompletionRequest = z.object({
     max_completion_tokens: z.int().gte(1).lte(32000).optional(),
     stream: z.boolean().optional().default(false),
     stream_options: zStreamOptions.optional(),
-    response_format: zResponseFormat.optional()
+    response_format: zChatResponseFormat.optional()
 });
 
 /**
@@ -1344,7 +1344,7 @@ export const zOpenAiChatCompletionRequest = z.object({
     max_completion_tokens: z.int().gte(1).lte(32000).optional(),
     stream: z.boolean().optional().default(false),
     stream_options: zStreamOptions.optional(),
-    response_format: zResponseFormat.optional(),
+    response_format: zChatResponseFormat.optional(),
     n: z.int().gte(1).lte(1).optional().default(1),
     user: z.string().optional()
 });

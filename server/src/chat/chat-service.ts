@@ -10,7 +10,7 @@ import type {
   ChatCompletionChunk,
   ChatMessage,
   ErrorObject,
-  ResponseFormat,
+  ChatResponseFormat,
   TokenUsage,
 } from '../../../generated/client/types.gen.ts';
 import type { AccountRow } from '../accounts/store.ts';
@@ -43,7 +43,7 @@ export interface ChatCall {
   temperature: number;
   /** `max_completion_tokens ?? max_tokens` as sent; undefined = as many as the model can produce (≤ 32000). */
   maxTokens: number | undefined;
-  responseFormat?: ResponseFormat;
+  responseFormat?: ChatResponseFormat;
   includeUsage: boolean;
   /** `free`: nothing is reserved or charged (the v2 transcript chat's free requests). */
   billing: 'charge' | 'free';

@@ -4,7 +4,7 @@
 // (so `anyOf` is rewritten to `oneOf` for the grammar only). An answer that fails the check is never a success.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
-import type { ResponseFormat } from '../../../generated/client/types.gen.ts';
+import type { ChatResponseFormat } from '../../../generated/client/types.gen.ts';
 import { errors } from '../http/api-error.ts';
 import type { AnswerFormat } from './engine/engine.ts';
 
@@ -34,7 +34,7 @@ export const isInvalidAnswer = (error: unknown): boolean =>
   Boolean(error && typeof error === 'object' && 'invalidAnswer' in error);
 
 /** Reads `response_format` (400 for a schema Ajv cannot compile) into the engine's format and the answer check. */
-export function answerFormatOf(responseFormat: ResponseFormat | undefined): JsonAnswerCheck {
+export function answerFormatOf(responseFormat: ChatResponseFormat | undefined): JsonAnswerCheck {
   if (!responseFormat || responseFormat.type === 'text') return { format: { type: 'text' }, check: () => undefined };
   if (responseFormat.type === 'json_object') {
     return {
