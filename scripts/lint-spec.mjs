@@ -1,7 +1,9 @@
 // `npm run lint:spec`: Redocly lint of both documents (rules in redocly.yaml) and validation of the AsyncAPI document
-// by @asyncapi/parser. Fails on any error or warning.
+// by @asyncapi/parser, and no schema or operation named like a client generator's own runtime
+// (scripts/generator-reserved-names.mjs). Fails on any error or warning.
 import { Parser, fromFile } from '@asyncapi/parser';
 import { join } from 'node:path';
+import { clashes, contractNames } from './generator-reserved-names.mjs';
 import { redocly, root } from './spec-tools.mjs';
 
 let failed = false;
@@ -30,6 +32,17 @@ if (!document || problems.length > 0) {
   failed = true;
 } else {
   console.log(`@asyncapi/parser: asyncapi/asyncapi.yaml is valid (${diagnostics.length} info/hint diagnostics).`);
+}
+
+const names = contractNames();
+const clashing = clashes(names);
+for (const problem of clashing) console.error(`generator names: ${problem}; rename it.`);
+if (clashing.length > 0) {
+  failed = true;
+} else {
+  console.log(
+    `generator names: none of ${names.schemaNames.length} schema names and ${names.operationIds.length} operation ids is a generator's runtime name.`,
+  );
 }
 
 process.exit(failed ? 1 : 0);
