@@ -30,6 +30,8 @@ export class DownloadError extends Error {
     readonly url: string,
     /** The HTTP status, for `http_status`. */
     readonly status?: number,
+    /** For the server's log only: the address (and range) or DNS error behind a refusal. Never shown to the client. */
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -100,7 +102,13 @@ export async function downloadToFile(url: string, destPath: string, options: Dow
         target = await abortable(options.guard.check(current), controller.signal);
       } catch (error) {
         if (!(error instanceof UrlRefusedError)) throw error;
-        throw new DownloadError(error.reason === 'dns' ? 'network' : 'refused', error.message, current.href);
+        throw new DownloadError(
+          error.reason === 'dns' ? 'network' : 'refused',
+          error.message,
+          current.href,
+          undefined,
+          error.detail,
+        );
       }
       const response = await get(current, target, controller.signal);
       const status = response.statusCode ?? 0;

@@ -91,6 +91,7 @@ export function createPipeline(deps: PipelineDeps) {
       }));
     } catch (error) {
       if (error instanceof DownloadError) {
+        if (error.detail) logger.info({ taskId: job.id, url: error.url, refusal: error.detail }, 'media URL refused');
         throw error.reason === 'too_large'
           ? taskFailures.fileTooLarge(config.asyncMaxBytes)
           : taskFailures.downloadFailed(`The media could not be downloaded: ${error.message}`);

@@ -93,6 +93,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       status: outcome.status,
       durationMs: Math.round(outcome.durationMs),
       error: outcome.error,
+      ...(outcome.refusalDetail ? { refusal: outcome.refusalDetail } : {}),
     };
     if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
       await deliveries.succeeded(delivery, owner, record);

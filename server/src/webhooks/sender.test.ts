@@ -50,6 +50,8 @@ test('a refused address is a failed attempt and nothing is sent', async () => {
     assert.is(outcome.status, null, url);
     assert.match(outcome.error!, /^The URL was refused before sending: The host .* is not allowed: /, url);
     assert.not.match(outcome.error!, /loopback|link-local|10\.0\.0\.0/, url);
+    // The range stays with the server's log.
+    assert.match(outcome.refusalDetail!, /loopback|private|link-local/, url);
   }
   assert.is(receiver.received.length, 0);
 });

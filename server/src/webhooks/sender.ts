@@ -21,6 +21,8 @@ export interface SendOutcome {
   durationMs: number;
   /** The caller's signal ended the attempt before an answer. */
   aborted: boolean;
+  /** For the server's log only: the address (and range) or DNS error behind a refusal; never stored on the delivery. */
+  refusalDetail?: string;
 }
 
 const USER_AGENT = 'Scribe-Webhooks/0.1 (+https://www.standardwebhooks.com/)';
@@ -101,6 +103,7 @@ export async function sendAttempt(
         error: `The URL was refused before sending: ${error.message}`,
         durationMs,
         aborted: false,
+        ...(error.detail ? { refusalDetail: error.detail } : {}),
       };
     }
     const { code, message } = error as NodeJS.ErrnoException;
