@@ -58,7 +58,7 @@ import { createTranscriptionEngine } from './transcriptions/engines.ts';
 import { threadPrioritySupported } from './workers/thread-priority.ts';
 import { transcriptionReadHandlers } from './transcriptions/handlers.ts';
 import { createIntake } from './transcriptions/intake.ts';
-import { createJobQueue } from './transcriptions/jobs.ts';
+import { createJobQueue, UNFINISHED } from './transcriptions/jobs.ts';
 import { openAiTranscriptionHandlers } from './transcriptions/openai-transcription-handlers.ts';
 import { createPipeline } from './transcriptions/pipeline.ts';
 import { createRunner, type Runner } from './transcriptions/runner.ts';
@@ -153,7 +153,7 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     reserveCapTokens: config.chat.reserveCapTokens,
   });
   const jobs = createJobQueue(db, { leaseMs: stt.leaseMs });
-  const files = createTaskFiles(config.dataDir, createMediaStore(db), { runsJobs: config.role !== 'api' });
+  const files = createTaskFiles(config.dataDir, createMediaStore(db, UNFINISHED), { runsJobs: config.role !== 'api' });
   const transcriptionStore = createTranscriptionStore(db);
   const webhooks = createWebhookDelivery({
     db,

@@ -1,23 +1,13 @@
 // Accounts table: the only place that reads or writes account rows; maps them to the wire type `Account`.
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../../../generated/client/types.gen.ts';
+import type { AccountRow } from '../db/account-row.ts';
 import type { Database } from '../db/database.ts';
 import { fromMinor, now, toBool, toIso } from '../db/rows.ts';
 import { paginate, type Page } from '../http/pagination.ts';
 
-export interface AccountRow {
-  id: string;
-  name: string | null;
-  currency: string;
-  balance_minor: number | string;
-  reserved_minor: number | string;
-  credit_limit_minor: number | string;
-  overdraft_enabled: boolean | number;
-  tariff_plan: string;
-  blocked: boolean | number;
-  created_at: string | Date;
-  updated_at: string | Date;
-}
+// The features name the row through its store, which alone reads and writes it.
+export type { AccountRow };
 
 /** Funds that can still be reserved: balance + credit limit (when overdraft is on) − active reservations. */
 export function availableMinor(row: AccountRow): number {

@@ -5,8 +5,7 @@
 // with 429 for a while once it has failed too often.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import type { AccountRow, AccountStore } from '../accounts/store.ts';
-import type { KeyService } from '../keys/service.ts';
+import type { AccountRow } from '../db/account-row.ts';
 import { ApiError, errors } from './api-error.ts';
 import { connectionSecretHash } from './connection-secret-hash.ts';
 import type { FailedAuthLimit } from './rate-limit.ts';
@@ -24,9 +23,21 @@ export function schemeOf(security: Record<string, string[]>[] | undefined): Secu
   return 'none';
 }
 
+/**
+ * What authentication asks of the account and key stores: the app passes in its stores, which have these methods, so
+ * this layer names no feature.
+ */
 export interface AuthDeps {
-  accounts: AccountStore;
-  keys: KeyService;
+  accounts: { find(id: string): Promise<AccountRow | undefined> };
+  keys: {
+    /** `secretHash` is the secret's hash when the caller already has it (see connection-secret-hash.ts). */
+    authenticateApiKey(
+      secret: string,
+      secretHash?: string,
+    ): Promise<{ key: { id: string }; account: AccountRow } | undefined>;
+    /** The account id of a correctly signed request, or undefined. */
+    verifySignature(publicKey: string, canonical: string, signature: string): Promise<string | undefined>;
+  };
   adminToken: string | undefined;
   now: () => number;
   nonces: SignatureNonces;

@@ -5,7 +5,7 @@ import { Agent, request } from 'node:http';
 import { Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { hashApiKeySecret } from '../keys/service.ts';
+import { hashApiKeySecret } from '../secrets/api-key-hash.ts';
 import { useHarness } from '../test-support/harness.ts';
 import { connectionSecretHash } from './connection-secret-hash.ts';
 

@@ -4,7 +4,7 @@
 // connection (a WeakMap on the socket); the credential cache is still keyed by the hash (keys/credential-cache.ts),
 // so revocations and account changes are seen exactly as before; another key on the same connection is hashed again.
 import type { Socket } from 'node:net';
-import { hashApiKeySecret } from '../keys/service.ts';
+import { hashApiKeySecret } from '../secrets/api-key-hash.ts';
 
 const lastOnConnection = new WeakMap<Socket, { secret: string; hash: string }>();
 

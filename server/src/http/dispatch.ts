@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { ApiError, errors } from './api-error.ts';
 import { authenticate, signatureCoversBody, type AuthDeps } from './auth.ts';
-import type { AccountRow } from '../accounts/store.ts';
+import type { AccountRow } from '../db/account-row.ts';
 import { readMultipartUpload, removeUpload, type MultipartUpload } from '../media/multipart.ts';
 import { mediaTypeOf, parseJsonBody, readRawBody } from './body.ts';
 import { exclusiveFieldsError } from './exclusive-fields.ts';

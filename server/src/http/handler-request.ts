@@ -1,7 +1,7 @@
 // The request a handler is given. A class rather than an object literal, so the `signal` getter lives once on the
 // prototype: a getter in an object literal is a new closure and a new hidden class on every request.
 import type { ServerResponse } from 'node:http';
-import type { AccountRow } from '../accounts/store.ts';
+import type { AccountRow } from '../db/account-row.ts';
 import type { UploadedFile } from '../media/multipart.ts';
 import { disconnectSignal } from './disconnect-signal.ts';
 import type { HandlerRequest, OperationId } from './operation.ts';

@@ -1,7 +1,7 @@
 // Handler types derived from the generated client, so request and response shapes come from the contract: one
 // handler per operationId, typed by that operation's body, query, path and response.
 import type * as sdk from '../../../generated/client/sdk.gen.ts';
-import type { AccountRow } from '../accounts/store.ts';
+import type { AccountRow } from '../db/account-row.ts';
 import type { UploadedFile } from '../media/multipart.ts';
 
 export type OperationId = keyof typeof sdk;

@@ -1,14 +1,15 @@
 // Issuing and checking credentials: v3 Bearer keys (only a SHA-256 hash is stored, looked up by prefix, compared in
 // constant time) and v2 key pairs (secret encrypted at rest, HMAC-SHA256 signatures checked in constant time).
-import { createHmac, hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyWithSecret, KeyPair } from '../../../generated/client/types.gen.ts';
 import type { AccountRow } from '../accounts/store.ts';
 import type { Database } from '../db/database.ts';
 import { withAccountLimit } from '../db/account-limit.ts';
 import { now, toIso } from '../db/rows.ts';
 import { errors } from '../http/api-error.ts';
+import { hashApiKeySecret } from '../secrets/api-key-hash.ts';
+import { open, seal } from '../secrets/secret-box.ts';
 import type { CredentialCache } from './credential-cache.ts';
-import { open, seal } from './secret-box.ts';
 import { toApiKey, type ApiKeyRow, type KeyStore } from './store.ts';
 
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -24,12 +25,6 @@ function randomBase62(length: number): string {
   }
   return out.length === length ? out : randomBase62(length);
 }
-
-// One-shot hashing (crypto.hash, Node ≥ 20.12): no Hash object per call on the authentication path.
-const sha256 = (text: string) => hash('sha256', text, 'hex');
-
-/** What is stored of a Bearer secret, and what the credential cache is keyed by. */
-export const hashApiKeySecret = sha256;
 
 function equalHex(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
@@ -53,7 +48,7 @@ export function createKeyService(db: Database, store: KeyStore, options: KeyServ
         account_id: accountId,
         name,
         prefix: secret.slice(0, PREFIX_LENGTH),
-        secret_hash: sha256(secret),
+        secret_hash: hashApiKeySecret(secret),
         created_at: now(),
         last_used_at: null,
         revoked_at: null,
@@ -76,7 +71,7 @@ export function createKeyService(db: Database, store: KeyStore, options: KeyServ
       secretHash?: string,
     ): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
       if (!secret.startsWith('sk_live_') || secret.length < PREFIX_LENGTH + 8) return undefined;
-      secretHash ??= sha256(secret);
+      secretHash ??= hashApiKeySecret(secret);
       const remembered = options.credentials.get(secretHash);
       if (remembered) return remembered;
       const found = await store.findApiKeyWithAccount(secret.slice(0, PREFIX_LENGTH));

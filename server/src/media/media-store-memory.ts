@@ -24,7 +24,7 @@ const dir = mkdtempSync(join(tmpdir(), 'scribe-media-memory-'));
 const db = openDatabase({ databaseUrl, dataDir: dir });
 try {
   await migrateToLatest(db);
-  const store = createMediaStore(db);
+  const store = createMediaStore(db, []); // stores and fetches only: never swept
   // Written 1 MiB at a time, so the file never is in this process's memory either.
   const original = join(dir, 'original.bin');
   const fd = openSync(original, 'w');

@@ -11,6 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.ts';
 import { freshDatabase } from '../test-support/test-databases.ts';
+import { UNFINISHED } from '../transcriptions/jobs.ts';
 import { CHUNK_BYTES, createMediaStore, localMediaStore, StoredMediaMissing, type MediaStore } from './media-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'scribe-media-store-'));
@@ -24,7 +25,7 @@ test.before(async () => {
   database = await freshDatabase('postgres');
   db = openDatabase({ databaseUrl: database.env.DATABASE_URL, dataDir: database.env.SCRIBE_DATA_DIR! });
   await migrateToLatest(db);
-  store = createMediaStore(db);
+  store = createMediaStore(db, UNFINISHED);
 });
 
 test.after(async () => {
@@ -181,7 +182,7 @@ local('on SQLite the store is the local one: it keeps nothing and has nothing to
   const db = openDatabase({ databaseUrl: undefined, dataDir: sqlite.env.SCRIBE_DATA_DIR! });
   try {
     await migrateToLatest(db);
-    const store = createMediaStore(db);
+    const store = createMediaStore(db, UNFINISHED);
     assert.is(store, localMediaStore);
     assert.not.ok(store.shared);
     const file = join(sqlite.env.SCRIBE_DATA_DIR!, 'local.bin');

@@ -11,7 +11,6 @@ import { open, rename, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { Database } from '../db/database.ts';
 import { databaseKind } from '../db/database.ts';
-import { UNFINISHED } from '../transcriptions/jobs.ts';
 
 /** Bytes per stored row: large enough that a file is few rows, small enough that one row is cheap to hold. */
 export const CHUNK_BYTES = 1024 * 1024;
@@ -56,8 +55,11 @@ export const localMediaStore: MediaStore = {
   },
 };
 
-/** The database's media store on PostgreSQL (`media_chunks`); the local store on SQLite. */
-export function createMediaStore(db: Database): MediaStore {
+/**
+ * The database's media store on PostgreSQL (`media_chunks`); the local store on SQLite. `unfinishedStates` are the
+ * task states whose media the sweep keeps: the job queue's, passed in by the app, since the queue sits above media.
+ */
+export function createMediaStore(db: Database, unfinishedStates: readonly string[]): MediaStore {
   if (databaseKind(db) !== 'postgres') return localMediaStore;
 
   /**
@@ -122,13 +124,13 @@ export function createMediaStore(db: Database): MediaStore {
     },
     async sweep() {
       // Kept: chunks of an unfinished task, and young chunks whose task row is not there yet (intake in progress).
-      const unfinished = UNFINISHED.map(() => '?').join(', ');
+      const unfinished = unfinishedStates.map(() => '?').join(', ');
       const result = (await db.raw(
         `DELETE FROM media_chunks c
           WHERE NOT EXISTS (SELECT 1 FROM transcriptions t WHERE t.id = c.task_id AND t.status IN (${unfinished}))
             AND (EXISTS (SELECT 1 FROM transcriptions t WHERE t.id = c.task_id)
                  OR c.created_at < now() - make_interval(secs => ?))`,
-        [...UNFINISHED, ORPHAN_AGE_SECONDS],
+        [...unfinishedStates, ORPHAN_AGE_SECONDS],
       )) as { rowCount: number | null };
       return result.rowCount ?? 0;
     },

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../config.ts';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.ts';
-import { seal } from '../keys/secret-box.ts';
+import { seal } from './secret-box.ts';
 import { freshDatabase } from '../test-support/test-databases.ts';
 import { fingerprintOf, resolveSecretKey } from './secret-key.ts';
 import { rejectionOf } from '../test-support/rejection.ts';

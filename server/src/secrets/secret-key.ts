@@ -8,7 +8,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConfigError, readSecretKeyFile, type Config } from '../config.ts';
 import { databaseKind, type Database } from '../db/database.ts';
-import { open } from '../keys/secret-box.ts';
+import { open } from './secret-box.ts';
 import { readSetting, recordSetting } from './settings-store.ts';
 
 const SETTING = 'secret_key';

@@ -16,6 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'scribe-task-files-shared-'));
 const runCount = countFfmpegRuns(dir); // before the modules under test load media/ffmpeg.ts
 const { createTaskFiles } = await import('./task-files.ts');
 const { createMediaStore } = await import('../media/media-store.ts');
+const { UNFINISHED } = await import('./jobs.ts');
 const { migrateToLatest, openDatabase } = await import('../db/database.ts');
 const { freshDatabase } = await import('../test-support/harness.ts');
 
@@ -51,7 +52,7 @@ const chunksOf = async (id: string) =>
   Number((await db!('media_chunks').where({ task_id: id }).count({ n: '*' }))[0]!.n);
 
 test('accepted on A, decoded on B from the store; A keeps its one run for its own job; removal leaves nothing', async () => {
-  const store = createMediaStore(db!);
+  const store = createMediaStore(db!, UNFINISHED);
   const dirA = join(dir, 'node-a');
   const dirB = join(dir, 'node-b');
   const a = createTaskFiles(dirA, store);
@@ -92,7 +93,7 @@ test('accepted on A, decoded on B from the store; A keeps its one run for its ow
 });
 
 test('a row naming another process absolute path is fetched into this process folder', async () => {
-  const store = createMediaStore(db!);
+  const store = createMediaStore(db!, UNFINISHED);
   const c = createTaskFiles(join(dir, 'node-c'), store);
   const id = randomUUID();
   await store.put(id, media);
@@ -104,7 +105,7 @@ test('a row naming another process absolute path is fetched into this process fo
 });
 
 test('a process that runs no jobs only probes and keeps no copy once the original is stored', async () => {
-  const store = createMediaStore(db!);
+  const store = createMediaStore(db!, UNFINISHED);
   const apiDir = join(dir, 'node-api');
   const api = createTaskFiles(apiDir, store, { runsJobs: false });
   const id = randomUUID();
@@ -121,7 +122,7 @@ test('a process that runs no jobs only probes and keeps no copy once the origina
 });
 
 test('a job with nothing stored and no local copy fails instead of decoding nothing', async () => {
-  const files = createTaskFiles(join(dir, 'node-d'), createMediaStore(db!));
+  const files = createTaskFiles(join(dir, 'node-d'), createMediaStore(db!, UNFINISHED));
   try {
     await files.decode(randomUUID(), 'original.wav', new AbortController().signal);
     assert.unreachable('decoded a medium that exists nowhere');
