@@ -26,12 +26,13 @@ test('A’s backlog over its share is 429; B’s request is served before the re
   const h = harness();
   const a = await h.provision({ balance: 1000 });
   const b = await h.provision({ balance: 1000 });
-  // Greedy answers of 300 tokens: long enough that the requests overlap.
+  // Greedy answers of 900 tokens (the tiny model's context is 1024): long enough that the requests overlap even on an
+  // idle machine, where the tiny model writes 300 tokens in a fraction of a second.
   const long = {
     model: 'service-mini',
     messages: [{ role: 'user', content: 'Summarise the meeting in one sentence.' }],
     temperature: 0,
-    max_tokens: 300,
+    max_tokens: 900,
   };
   const finished: string[] = [];
   const send = (name: string, apiKey: string) =>
@@ -44,7 +45,7 @@ test('A’s backlog over its share is 429; B’s request is served before the re
   const aReplies = [];
   for (const name of ['a1', 'a2', 'a3', 'a4']) {
     aReplies.push(send(name, a.apiKey));
-    await pause(40);
+    await pause(15);
   }
   // Plain and streamed alike: the refusal is the HTTP answer, not an event inside a stream.
   for (const json of [long, { ...long, stream: true }]) {
