@@ -7,10 +7,15 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadChatConfig, type ChatConfig } from './chat/config.ts';
-import { DEFAULT_MODEL_DIR } from './transcriptions/engine/pocketsphinx/engine.ts';
 import { MAX_NICE } from './workers/thread-priority.ts';
 
 export type Environment = 'production' | 'development' | 'test';
+
+/**
+ * Where Debian's pocketsphinx-en-us installs the US English model: the default of SCRIBE_POCKETSPHINX_MODEL_DIR, kept
+ * here with the other defaults so that reading the settings does not load the engine (and its FFI binding).
+ */
+export const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 
 /**
  * What a process does (SCRIBE_ROLE): `all` everything (one node); `api` the contract's routes and streams, queueing

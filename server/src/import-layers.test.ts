@@ -15,11 +15,16 @@ const SRC = dirname(fileURLToPath(import.meta.url));
 const LOWER_LAYERS = new Set(['db', 'http', 'media', 'background', 'workers', 'secrets']);
 
 /**
- * Modules outside LOWER_LAYERS that lower layers may still import, each with why. config.ts is the settings root:
- * the database and the server key read their settings from it, and it reads every part's settings, among them the
- * chat models' variables (chat/config.ts) and the speech engine's default model folder.
+ * Modules outside LOWER_LAYERS that lower layers may still import, each with why: config.ts is the settings root (the
+ * database and the server key read their settings from it) and reads the settings of every part.
  */
 const ALLOWED_ABOVE = new Map([['config.ts', 'the settings root']]);
+
+/**
+ * What config.ts, and so every lower layer through it, may import from above the lower layers: the chat models'
+ * settings, parsed beside the chat engines that use them (a module of plain parsing, no engine).
+ */
+const CONFIG_READS_ABOVE = ['chat/config.ts'];
 
 /** Module (path relative to server/src) → the modules of server/src it imports. */
 export type ImportGraph = Map<string, string[]>;
@@ -120,6 +125,14 @@ test('the lower layers import no feature: db/, http/, media/, background/, worke
   const graph = serverGraph();
   assert.ok(graph.size > 100, `read ${graph.size} modules of server/src`);
   assert.equal(upwardImports(graph), []);
+});
+
+test('config.ts, which the lower layers import, imports from above them only the chat settings', () => {
+  const fromConfig = serverGraph().get('config.ts') ?? [];
+  assert.equal(
+    fromConfig.filter((target) => !LOWER_LAYERS.has(layerOf(target))),
+    CONFIG_READS_ABOVE,
+  );
 });
 
 test('no module of server/src reaches itself through its imports', () => {

@@ -25,11 +25,9 @@ import { SAMPLE_RATE } from '../pcm-file.ts';
 import { shareWriting } from '../pcm-writing.ts';
 import type { SegmenterOptions } from '../segmenter.ts';
 import { WorkerPool } from '../worker-pool.ts';
+import { DEFAULT_MODEL_DIR } from '../../../config.ts';
 import { loadPocketSphinx, setPocketSphinxLog, type ModelPaths } from './binding.ts';
 import type { PocketSphinxJob, PocketSphinxResult, PocketSphinxWorkerData } from './worker.ts';
-
-/** Where Debian's pocketsphinx-en-us installs the US English model. */
-export const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 
 /** The Debian packages of the engine, and the command that installs them (said wherever the engine is missing). */
 export const POCKETSPHINX_PACKAGES = ['libpocketsphinx3', 'pocketsphinx-en-us'];
