@@ -227,7 +227,9 @@ export const InternalServerErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'server_error',
+                    enum: [
+                        'server_error'
+                    ],
                     examples: [
                         'server_error'
                     ]
@@ -947,7 +949,9 @@ export const BadRequestErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'invalid_request_error',
+                    enum: [
+                        'invalid_request_error'
+                    ],
                     examples: [
                         'invalid_request_error'
                     ]
@@ -1023,7 +1027,9 @@ export const UnauthorizedErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'authentication_error',
+                    enum: [
+                        'authentication_error'
+                    ],
                     examples: [
                         'authentication_error'
                     ]
@@ -1091,7 +1097,9 @@ export const PaymentRequiredErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'insufficient_quota',
+                    enum: [
+                        'insufficient_quota'
+                    ],
                     examples: [
                         'insufficient_quota'
                     ]
@@ -1159,7 +1167,9 @@ export const ForbiddenErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'permission_error',
+                    enum: [
+                        'permission_error'
+                    ],
                     examples: [
                         'permission_error'
                     ]
@@ -1227,7 +1237,9 @@ export const ConflictErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'invalid_request_error',
+                    enum: [
+                        'invalid_request_error'
+                    ],
                     examples: [
                         'invalid_request_error'
                     ]
@@ -1298,7 +1310,9 @@ export const UnsupportedMediaTypeErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'invalid_request_error',
+                    enum: [
+                        'invalid_request_error'
+                    ],
                     examples: [
                         'invalid_request_error'
                     ]
@@ -1366,7 +1380,9 @@ export const TooManyRequestsErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'rate_limit_error',
+                    enum: [
+                        'rate_limit_error'
+                    ],
                     examples: [
                         'rate_limit_error'
                     ]
@@ -1435,7 +1451,9 @@ export const ServiceUnavailableErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'server_error',
+                    enum: [
+                        'server_error'
+                    ],
                     examples: [
                         'server_error'
                     ]
@@ -1696,7 +1714,9 @@ export const NotFoundErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'not_found_error',
+                    enum: [
+                        'not_found_error'
+                    ],
                     examples: [
                         'not_found_error'
                     ]
@@ -1831,7 +1851,9 @@ export const ModelSchema = {
         },
         object: {
             type: 'string',
-            const: 'model',
+            enum: [
+                'model'
+            ],
             description: 'Always `model`.',
             examples: [
                 'model'
@@ -1911,7 +1933,9 @@ export const ModelListSchema = {
     properties: {
         object: {
             type: 'string',
-            const: 'list',
+            enum: [
+                'list'
+            ],
             description: 'Always `list`.',
             examples: [
                 'list'
@@ -2035,7 +2059,9 @@ export const ChatResponseFormatTextSchema = {
     properties: {
         type: {
             type: 'string',
-            const: 'text',
+            enum: [
+                'text'
+            ],
             description: 'Always `text`.',
             examples: [
                 'text'
@@ -2060,7 +2086,9 @@ export const ChatResponseFormatJsonObjectSchema = {
     properties: {
         type: {
             type: 'string',
-            const: 'json_object',
+            enum: [
+                'json_object'
+            ],
             description: 'Always `json_object`.',
             examples: [
                 'json_object'
@@ -2147,7 +2175,9 @@ export const ChatResponseFormatJsonSchemaSchema = {
     properties: {
         type: {
             type: 'string',
-            const: 'json_schema',
+            enum: [
+                'json_schema'
+            ],
             description: 'Always `json_schema`.',
             examples: [
                 'json_schema'
@@ -2181,7 +2211,7 @@ export const ChatResponseFormatJsonSchemaSchema = {
 
 export const ChatResponseFormatSchema = {
     title: 'ChatResponseFormat',
-    description: 'Form of the answer, checked as in the OpenAI format: `{type: text}` (plain text, the default),\n`{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`\n(the answer is JSON valid against `schema`). The JSON modes are enforced while generating and the answer is\nvalidated before it is returned; an answer that cannot be made valid is an error, never invalid output. The\nvariants are told apart by the `const` of their `type` (no `discriminator` keyword: without a `mapping` code\ngenerators derive wrong values from the schema names, and Ajv refuses a `mapping`).\n',
+    description: 'Form of the answer, checked as in the OpenAI format: `{type: text}` (plain text, the default),\n`{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`\n(the answer is JSON valid against `schema`). The JSON modes are enforced while generating and the answer is\nvalidated before it is returned; an answer that cannot be made valid is an error, never invalid output. The\nvariants are told apart by the single value of their `type` enum (no `discriminator` keyword: without a `mapping` code\ngenerators derive wrong values from the schema names, and Ajv refuses a `mapping`).\n',
     oneOf: [
         {
             $ref: '#/components/schemas/ChatResponseFormatText'
@@ -2296,7 +2326,9 @@ export const ChatCompletionMessageSchema = {
     properties: {
         role: {
             type: 'string',
-            const: 'assistant',
+            enum: [
+                'assistant'
+            ],
             description: 'Always `assistant`.',
             examples: [
                 'assistant'
@@ -2438,7 +2470,9 @@ export const ChatCompletionSchema = {
         },
         object: {
             type: 'string',
-            const: 'chat.completion',
+            enum: [
+                'chat.completion'
+            ],
             description: 'Always `chat.completion`.',
             examples: [
                 'chat.completion'
@@ -2505,7 +2539,9 @@ export const ChatCompletionDeltaSchema = {
     properties: {
         role: {
             type: 'string',
-            const: 'assistant',
+            enum: [
+                'assistant'
+            ],
             description: 'Present on the first chunk only; always `assistant`.',
             examples: [
                 'assistant'
@@ -2598,7 +2634,9 @@ export const ChatCompletionChunkSchema = {
         },
         object: {
             type: 'string',
-            const: 'chat.completion.chunk',
+            enum: [
+                'chat.completion.chunk'
+            ],
             description: 'Always `chat.completion.chunk`.',
             examples: [
                 'chat.completion.chunk'
@@ -2672,7 +2710,9 @@ export const ChatCompletionUsageChunkSchema = {
         },
         object: {
             type: 'string',
-            const: 'chat.completion.chunk',
+            enum: [
+                'chat.completion.chunk'
+            ],
             description: 'Always `chat.completion.chunk`.',
             examples: [
                 'chat.completion.chunk'
@@ -2743,7 +2783,9 @@ export const MethodNotAllowedErrorResponseSchema = {
             properties: {
                 type: {
                     type: 'string',
-                    const: 'invalid_request_error',
+                    enum: [
+                        'invalid_request_error'
+                    ],
                     examples: [
                         'invalid_request_error'
                     ]
@@ -2849,7 +2891,9 @@ export const ChatCompletionStreamDoneSchema = {
     title: 'ChatCompletionStreamDone',
     description: 'The payload of the last event of every stream: the literal text `[DONE]` (the line `data: [DONE]`; not JSON).',
     type: 'string',
-    const: '[DONE]',
+    enum: [
+        '[DONE]'
+    ],
     examples: [
         '[DONE]'
     ]
@@ -2976,7 +3020,9 @@ export const EmbeddingSchema = {
     properties: {
         object: {
             type: 'string',
-            const: 'embedding',
+            enum: [
+                'embedding'
+            ],
             description: 'Always `embedding`.',
             examples: [
                 'embedding'
@@ -3075,7 +3121,9 @@ export const EmbeddingListSchema = {
     properties: {
         object: {
             type: 'string',
-            const: 'list',
+            enum: [
+                'list'
+            ],
             description: 'Always `list`.',
             examples: [
                 'list'
@@ -3134,7 +3182,9 @@ export const TranscriptionPriceRequestSchema = {
     properties: {
         type: {
             type: 'string',
-            const: 'transcription',
+            enum: [
+                'transcription'
+            ],
             description: 'Selects this variant.',
             examples: [
                 'transcription'
@@ -3176,7 +3226,9 @@ export const StreamPriceRequestSchema = {
     properties: {
         type: {
             type: 'string',
-            const: 'stream',
+            enum: [
+                'stream'
+            ],
             description: 'Selects this variant.',
             examples: [
                 'stream'
@@ -3214,7 +3266,9 @@ export const ChatPriceRequestSchema = {
     properties: {
         type: {
             type: 'string',
-            const: 'chat',
+            enum: [
+                'chat'
+            ],
             description: 'Selects this variant.',
             examples: [
                 'chat'
@@ -3265,7 +3319,9 @@ export const EmbeddingPriceRequestSchema = {
     properties: {
         type: {
             type: 'string',
-            const: 'embedding',
+            enum: [
+                'embedding'
+            ],
             description: 'Selects this variant.',
             examples: [
                 'embedding'
@@ -3302,7 +3358,7 @@ export const EmbeddingPriceRequestSchema = {
 
 export const PriceCalculationRequestSchema = {
     title: 'PriceCalculationRequest',
-    description: 'Extension (the interface document does not show this body): what to price, selected by the `type` const of each variant (no `discriminator`\nkeyword: without a `mapping` code generators derive wrong values from the schema names).\n- `transcription`: a sync or async transcription; billed per started minute at the price of its priority.\n- `stream`: a real-time session; billed per started minute at the `lightning` price (`transcribe_lightning`).\n- `chat`: a chat completion; billed per prompt token and per completion token of the model.\n- `embedding`: an embedding request; billed per input token.\n',
+    description: 'Extension (the interface document does not show this body): what to price, selected by the single value of the `type` enum of each variant (no `discriminator`\nkeyword: without a `mapping` code generators derive wrong values from the schema names).\n- `transcription`: a sync or async transcription; billed per started minute at the price of its priority.\n- `stream`: a real-time session; billed per started minute at the `lightning` price (`transcribe_lightning`).\n- `chat`: a chat completion; billed per prompt token and per completion token of the model.\n- `embedding`: an embedding request; billed per input token.\n',
     oneOf: [
         {
             $ref: '#/components/schemas/TranscriptionPriceRequest'
@@ -4212,7 +4268,9 @@ export const WebhookDeletedSchema = {
         },
         deleted: {
             type: 'boolean',
-            const: true,
+            enum: [
+                true
+            ],
             description: 'Always true.',
             examples: [
                 true
@@ -4752,7 +4810,9 @@ export const OpenAIAudioTranscriptionVerboseSchema = {
     properties: {
         task: {
             type: 'string',
-            const: 'transcribe',
+            enum: [
+                'transcribe'
+            ],
             description: 'Always `transcribe`.',
             examples: [
                 'transcribe'
@@ -5050,7 +5110,9 @@ export const V2UnauthorizedErrorResponseSchema = {
             properties: {
                 error: {
                     type: 'string',
-                    const: 'UNAUTHORIZED',
+                    enum: [
+                        'UNAUTHORIZED'
+                    ],
                     examples: [
                         'UNAUTHORIZED'
                     ]
@@ -5072,7 +5134,9 @@ export const V2ForbiddenErrorResponseSchema = {
             properties: {
                 error: {
                     type: 'string',
-                    const: 'FORBIDDEN',
+                    enum: [
+                        'FORBIDDEN'
+                    ],
                     examples: [
                         'FORBIDDEN'
                     ]
@@ -5094,7 +5158,9 @@ export const V2UnsupportedMediaTypeErrorResponseSchema = {
             properties: {
                 error: {
                     type: 'string',
-                    const: 'UNSUPPORTED_MEDIA_TYPE',
+                    enum: [
+                        'UNSUPPORTED_MEDIA_TYPE'
+                    ],
                     examples: [
                         'UNSUPPORTED_MEDIA_TYPE'
                     ]
@@ -5116,7 +5182,9 @@ export const V2TooManyRequestsErrorResponseSchema = {
             properties: {
                 error: {
                     type: 'string',
-                    const: 'RATE_LIMITED',
+                    enum: [
+                        'RATE_LIMITED'
+                    ],
                     examples: [
                         'RATE_LIMITED'
                     ]
@@ -5138,7 +5206,9 @@ export const V2InternalServerErrorResponseSchema = {
             properties: {
                 error: {
                     type: 'string',
-                    const: 'INTERNAL_ERROR',
+                    enum: [
+                        'INTERNAL_ERROR'
+                    ],
                     examples: [
                         'INTERNAL_ERROR'
                     ]
@@ -5238,7 +5308,9 @@ export const V2PaymentRequiredErrorResponseSchema = {
             properties: {
                 error: {
                     type: 'string',
-                    const: 'INSUFFICIENT_FUNDS',
+                    enum: [
+                        'INSUFFICIENT_FUNDS'
+                    ],
                     examples: [
                         'INSUFFICIENT_FUNDS'
                     ]
@@ -5260,7 +5332,9 @@ export const V2ConflictErrorResponseSchema = {
             properties: {
                 error: {
                     type: 'string',
-                    const: 'CONFLICT',
+                    enum: [
+                        'CONFLICT'
+                    ],
                     examples: [
                         'CONFLICT'
                     ]
@@ -5282,7 +5356,9 @@ export const V2ServiceUnavailableErrorResponseSchema = {
             properties: {
                 error: {
                     type: 'string',
-                    const: 'ENGINE_UNAVAILABLE',
+                    enum: [
+                        'ENGINE_UNAVAILABLE'
+                    ],
                     examples: [
                         'ENGINE_UNAVAILABLE'
                     ]
@@ -5624,7 +5700,9 @@ export const V2NotFoundErrorResponseSchema = {
             properties: {
                 error: {
                     type: 'string',
-                    const: 'NOT_FOUND',
+                    enum: [
+                        'NOT_FOUND'
+                    ],
                     examples: [
                         'NOT_FOUND'
                     ]
@@ -6538,7 +6616,9 @@ export const TranscriptionCompletedEventSchema = {
         },
         type: {
             type: 'string',
-            const: 'transcription.completed',
+            enum: [
+                'transcription.completed'
+            ],
             description: 'Event type.',
             examples: [
                 'transcription.completed'
@@ -6571,7 +6651,9 @@ export const TranscriptionCompletedEventSchema = {
                 },
                 status: {
                     type: 'string',
-                    const: 'completed',
+                    enum: [
+                        'completed'
+                    ],
                     description: 'Status of the task when the event was emitted.',
                     examples: [
                         'completed'
@@ -6615,7 +6697,9 @@ export const TranscriptionFailedEventSchema = {
         },
         type: {
             type: 'string',
-            const: 'transcription.failed',
+            enum: [
+                'transcription.failed'
+            ],
             description: 'Event type.',
             examples: [
                 'transcription.failed'
@@ -6649,7 +6733,9 @@ export const TranscriptionFailedEventSchema = {
                 },
                 status: {
                     type: 'string',
-                    const: 'failed',
+                    enum: [
+                        'failed'
+                    ],
                     description: 'Status of the task when the event was emitted.',
                     examples: [
                         'failed'

@@ -1049,7 +1049,7 @@ export type ChatResponseFormatJsonSchema = {
  * `{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`
  * (the answer is JSON valid against `schema`). The JSON modes are enforced while generating and the answer is
  * validated before it is returned; an answer that cannot be made valid is an error, never invalid output. The
- * variants are told apart by the `const` of their `type` (no `discriminator` keyword: without a `mapping` code
+ * variants are told apart by the single value of their `type` enum (no `discriminator` keyword: without a `mapping` code
  * generators derive wrong values from the schema names, and Ajv refuses a `mapping`).
  *
  */
@@ -1542,7 +1542,7 @@ export type EmbeddingPriceRequest = {
 /**
  * PriceCalculationRequest
  *
- * Extension (the interface document does not show this body): what to price, selected by the `type` const of each variant (no `discriminator`
+ * Extension (the interface document does not show this body): what to price, selected by the single value of the `type` enum of each variant (no `discriminator`
  * keyword: without a `mapping` code generators derive wrong values from the schema names).
  * - `transcription`: a sync or async transcription; billed per started minute at the price of its priority.
  * - `stream`: a real-time session; billed per started minute at the `lightning` price (`transcribe_lightning`).

@@ -80,7 +80,7 @@ export const zHealth = z.object({
  */
 export const zInternalServerErrorResponse = z.object({
     error: z.object({
-        type: z.literal('server_error'),
+        type: z.enum(['server_error']),
         code: z.enum(['internal_error', 'task_failed']),
         message: z.string(),
         param: z.string().nullable()
@@ -366,7 +366,7 @@ export const zTranscriptionResponse = z.object({
  */
 export const zBadRequestErrorResponse = z.object({
     error: z.object({
-        type: z.literal('invalid_request_error'),
+        type: z.enum(['invalid_request_error']),
         code: z.enum([
             'invalid_parameter',
             'missing_parameter',
@@ -392,7 +392,7 @@ export const zBadRequestErrorResponse = z.object({
  */
 export const zUnauthorizedErrorResponse = z.object({
     error: z.object({
-        type: z.literal('authentication_error'),
+        type: z.enum(['authentication_error']),
         code: z.enum(['invalid_api_key']),
         message: z.string(),
         param: z.string().nullable()
@@ -408,7 +408,7 @@ export const zUnauthorizedErrorResponse = z.object({
  */
 export const zPaymentRequiredErrorResponse = z.object({
     error: z.object({
-        type: z.literal('insufficient_quota'),
+        type: z.enum(['insufficient_quota']),
         code: z.enum(['insufficient_balance']),
         message: z.string(),
         param: z.string().nullable()
@@ -424,7 +424,7 @@ export const zPaymentRequiredErrorResponse = z.object({
  */
 export const zForbiddenErrorResponse = z.object({
     error: z.object({
-        type: z.literal('permission_error'),
+        type: z.enum(['permission_error']),
         code: z.enum(['user_blocked']),
         message: z.string(),
         param: z.string().nullable()
@@ -440,7 +440,7 @@ export const zForbiddenErrorResponse = z.object({
  */
 export const zConflictErrorResponse = z.object({
     error: z.object({
-        type: z.literal('invalid_request_error'),
+        type: z.enum(['invalid_request_error']),
         code: z.enum([
             'key_limit_exceeded',
             'idempotency_key_reused',
@@ -461,7 +461,7 @@ export const zConflictErrorResponse = z.object({
  */
 export const zUnsupportedMediaTypeErrorResponse = z.object({
     error: z.object({
-        type: z.literal('invalid_request_error'),
+        type: z.enum(['invalid_request_error']),
         code: z.enum(['unsupported_media_type']),
         message: z.string(),
         param: z.string().nullable()
@@ -477,7 +477,7 @@ export const zUnsupportedMediaTypeErrorResponse = z.object({
  */
 export const zTooManyRequestsErrorResponse = z.object({
     error: z.object({
-        type: z.literal('rate_limit_error'),
+        type: z.enum(['rate_limit_error']),
         code: z.enum(['rate_limit_exceeded', 'too_many_concurrent_jobs']),
         message: z.string(),
         param: z.string().nullable()
@@ -493,7 +493,7 @@ export const zTooManyRequestsErrorResponse = z.object({
  */
 export const zServiceUnavailableErrorResponse = z.object({
     error: z.object({
-        type: z.literal('server_error'),
+        type: z.enum(['server_error']),
         code: z.enum(['engine_unavailable']),
         message: z.string(),
         param: z.string().nullable()
@@ -578,7 +578,7 @@ export const zStreamSession = z.object({
  */
 export const zNotFoundErrorResponse = z.object({
     error: z.object({
-        type: z.literal('not_found_error'),
+        type: z.enum(['not_found_error']),
         code: z.enum(['not_found', 'model_not_found']),
         message: z.string(),
         param: z.string().nullable()
@@ -626,7 +626,7 @@ export const zModelStatus = z.enum(['available', 'unavailable']);
  */
 export const zModel = z.object({
     id: z.string(),
-    object: z.literal('model'),
+    object: z.enum(['model']),
     created: z.int().gte(0),
     owned_by: z.string(),
     type: zModelType,
@@ -644,7 +644,7 @@ export const zModel = z.object({
  *
  */
 export const zModelList = z.object({
-    object: z.literal('list'),
+    object: z.enum(['list']),
     data: z.array(zModel)
 });
 
@@ -696,7 +696,7 @@ export const zStreamOptions = z.object({
  * The answer is plain text (the default).
  */
 export const zChatResponseFormatText = z.object({
-    type: z.literal('text')
+    type: z.enum(['text'])
 });
 
 /**
@@ -707,7 +707,7 @@ export const zChatResponseFormatText = z.object({
  *
  */
 export const zChatResponseFormatJsonObject = z.object({
-    type: z.literal('json_object')
+    type: z.enum(['json_object'])
 });
 
 /**
@@ -728,7 +728,7 @@ export const zJsonSchemaDefinition = z.object({
  * The answer is JSON that validates against the given JSON Schema.
  */
 export const zChatResponseFormatJsonSchema = z.object({
-    type: z.literal('json_schema'),
+    type: z.enum(['json_schema']),
     json_schema: zJsonSchemaDefinition
 });
 
@@ -739,7 +739,7 @@ export const zChatResponseFormatJsonSchema = z.object({
  * `{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`
  * (the answer is JSON valid against `schema`). The JSON modes are enforced while generating and the answer is
  * validated before it is returned; an answer that cannot be made valid is an error, never invalid output. The
- * variants are told apart by the `const` of their `type` (no `discriminator` keyword: without a `mapping` code
+ * variants are told apart by the single value of their `type` enum (no `discriminator` keyword: without a `mapping` code
  * generators derive wrong values from the schema names, and Ajv refuses a `mapping`).
  *
  */
@@ -771,7 +771,7 @@ export const zChatCompletionRequest = z.object({
  * The model's answer.
  */
 export const zChatCompletionMessage = z.object({
-    role: z.literal('assistant'),
+    role: z.enum(['assistant']),
     content: z.string()
 });
 
@@ -813,7 +813,7 @@ export const zTokenUsage = z.object({
  */
 export const zChatCompletion = z.object({
     id: z.string().regex(/^chatcmpl-[A-Za-z0-9]+$/),
-    object: z.literal('chat.completion'),
+    object: z.enum(['chat.completion']),
     created: z.int().gte(0),
     model: z.string(),
     choices: z.tuple([zChatCompletionChoice]),
@@ -828,7 +828,7 @@ export const zChatCompletion = z.object({
  *
  */
 export const zChatCompletionDelta = z.object({
-    role: z.literal('assistant').optional(),
+    role: z.enum(['assistant']).optional(),
     content: z.string().optional()
 });
 
@@ -852,7 +852,7 @@ export const zChatCompletionChunkChoice = z.object({
  */
 export const zChatCompletionChunk = z.object({
     id: z.string().regex(/^chatcmpl-[A-Za-z0-9]+$/),
-    object: z.literal('chat.completion.chunk'),
+    object: z.enum(['chat.completion.chunk']),
     created: z.int().gte(0),
     model: z.string(),
     choices: z.tuple([zChatCompletionChunkChoice])
@@ -867,7 +867,7 @@ export const zChatCompletionChunk = z.object({
  */
 export const zChatCompletionUsageChunk = z.object({
     id: z.string().regex(/^chatcmpl-[A-Za-z0-9]+$/),
-    object: z.literal('chat.completion.chunk'),
+    object: z.enum(['chat.completion.chunk']),
     created: z.int().gte(0),
     model: z.string(),
     choices: z.array(zChatCompletionChunkChoice).max(0),
@@ -883,7 +883,7 @@ export const zChatCompletionUsageChunk = z.object({
  */
 export const zMethodNotAllowedErrorResponse = z.object({
     error: z.object({
-        type: z.literal('invalid_request_error'),
+        type: z.enum(['invalid_request_error']),
         code: z.enum(['method_not_allowed']),
         message: z.string(),
         param: z.string().nullable()
@@ -931,7 +931,7 @@ export const zChatCompletionStreamError = zErrorResponse;
  *
  * The payload of the last event of every stream: the literal text `[DONE]` (the line `data: [DONE]`; not JSON).
  */
-export const zChatCompletionStreamDone = z.literal('[DONE]');
+export const zChatCompletionStreamDone = z.enum(['[DONE]']);
 
 /**
  * ChatCompletionStreamEvent
@@ -983,7 +983,7 @@ export const zEmbeddingRequest = z.object({
  * The vector of one input text.
  */
 export const zEmbedding = z.object({
-    object: z.literal('embedding'),
+    object: z.enum(['embedding']),
     index: z.int().gte(0),
     embedding: z.union([
         z.array(z.number()).min(1).max(512),
@@ -1007,7 +1007,7 @@ export const zEmbeddingUsage = z.object({
  * Answer of the embedding endpoints, in OpenAI's shape.
  */
 export const zEmbeddingList = z.object({
-    object: z.literal('list'),
+    object: z.enum(['list']),
     data: z.array(zEmbedding).min(1),
     model: z.string(),
     usage: zEmbeddingUsage
@@ -1019,7 +1019,7 @@ export const zEmbeddingList = z.object({
  * Prices a transcription of the given duration; the billed minutes are the duration in minutes rounded up. A task is billed by the duration of its decoded audio, and at least 1 minute (0 s or silent audio included).
  */
 export const zTranscriptionPriceRequest = z.object({
-    type: z.literal('transcription'),
+    type: z.enum(['transcription']),
     duration_seconds: z.number().gt(0).lte(86400),
     priority: zPriority.optional().default('queue')
 });
@@ -1030,7 +1030,7 @@ export const zTranscriptionPriceRequest = z.object({
  * Prices a real-time session of the given duration at the `lightning` per-minute price, minutes rounded up.
  */
 export const zStreamPriceRequest = z.object({
-    type: z.literal('stream'),
+    type: z.enum(['stream']),
     duration_seconds: z.number().gt(0).lte(86400)
 });
 
@@ -1040,7 +1040,7 @@ export const zStreamPriceRequest = z.object({
  * Prices a chat completion with the given token counts.
  */
 export const zChatPriceRequest = z.object({
-    type: z.literal('chat'),
+    type: z.enum(['chat']),
     model: zChatModelId,
     prompt_tokens: z.int().gte(0).lte(1000000),
     completion_tokens: z.int().gte(0).lte(32000)
@@ -1052,7 +1052,7 @@ export const zChatPriceRequest = z.object({
  * Prices an embedding request with the given number of input tokens.
  */
 export const zEmbeddingPriceRequest = z.object({
-    type: z.literal('embedding'),
+    type: z.enum(['embedding']),
     model: z.enum(['service-embedding']).optional(),
     tokens: z.int().gte(1).lte(16777216)
 });
@@ -1060,7 +1060,7 @@ export const zEmbeddingPriceRequest = z.object({
 /**
  * PriceCalculationRequest
  *
- * Extension (the interface document does not show this body): what to price, selected by the `type` const of each variant (no `discriminator`
+ * Extension (the interface document does not show this body): what to price, selected by the single value of the `type` enum of each variant (no `discriminator`
  * keyword: without a `mapping` code generators derive wrong values from the schema names).
  * - `transcription`: a sync or async transcription; billed per started minute at the price of its priority.
  * - `stream`: a real-time session; billed per started minute at the `lightning` price (`transcribe_lightning`).
@@ -1408,7 +1408,7 @@ export const zOpenAiTranscriptionSegment = z.object({
  * Answer of `POST /v3/audio/transcriptions` with `response_format` `verbose_json` (OpenAI's shape).
  */
 export const zOpenAiAudioTranscriptionVerbose = z.object({
-    task: z.literal('transcribe'),
+    task: z.enum(['transcribe']),
     language: z.string(),
     duration: z.number().gte(0),
     text: z.string(),
@@ -1504,7 +1504,7 @@ export const zV2BadRequestErrorResponse = zV2ErrorResponse.and(z.object({
  *
  */
 export const zV2UnauthorizedErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.literal('UNAUTHORIZED').optional()
+    error: z.enum(['UNAUTHORIZED']).optional()
 }));
 
 /**
@@ -1515,7 +1515,7 @@ export const zV2UnauthorizedErrorResponse = zV2ErrorResponse.and(z.object({
  *
  */
 export const zV2ForbiddenErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.literal('FORBIDDEN').optional()
+    error: z.enum(['FORBIDDEN']).optional()
 }));
 
 /**
@@ -1526,7 +1526,7 @@ export const zV2ForbiddenErrorResponse = zV2ErrorResponse.and(z.object({
  *
  */
 export const zV2UnsupportedMediaTypeErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.literal('UNSUPPORTED_MEDIA_TYPE').optional()
+    error: z.enum(['UNSUPPORTED_MEDIA_TYPE']).optional()
 }));
 
 /**
@@ -1537,7 +1537,7 @@ export const zV2UnsupportedMediaTypeErrorResponse = zV2ErrorResponse.and(z.objec
  *
  */
 export const zV2TooManyRequestsErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.literal('RATE_LIMITED').optional()
+    error: z.enum(['RATE_LIMITED']).optional()
 }));
 
 /**
@@ -1548,7 +1548,7 @@ export const zV2TooManyRequestsErrorResponse = zV2ErrorResponse.and(z.object({
  *
  */
 export const zV2InternalServerErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.literal('INTERNAL_ERROR').optional()
+    error: z.enum(['INTERNAL_ERROR']).optional()
 }));
 
 export const zV2TranscriptionCreateRequest = z.intersection(z.unknown(), z.object({
@@ -1568,7 +1568,7 @@ export const zV2TranscriptionCreateRequest = z.intersection(z.unknown(), z.objec
  *
  */
 export const zV2PaymentRequiredErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.literal('INSUFFICIENT_FUNDS').optional()
+    error: z.enum(['INSUFFICIENT_FUNDS']).optional()
 }));
 
 /**
@@ -1579,7 +1579,7 @@ export const zV2PaymentRequiredErrorResponse = zV2ErrorResponse.and(z.object({
  *
  */
 export const zV2ConflictErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.literal('CONFLICT').optional()
+    error: z.enum(['CONFLICT']).optional()
 }));
 
 /**
@@ -1590,7 +1590,7 @@ export const zV2ConflictErrorResponse = zV2ErrorResponse.and(z.object({
  *
  */
 export const zV2ServiceUnavailableErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.literal('ENGINE_UNAVAILABLE').optional()
+    error: z.enum(['ENGINE_UNAVAILABLE']).optional()
 }));
 
 /**
@@ -1690,7 +1690,7 @@ export const zV2TranscriptionResponse = z.object({
  *
  */
 export const zV2NotFoundErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.literal('NOT_FOUND').optional()
+    error: z.enum(['NOT_FOUND']).optional()
 }));
 
 /**
@@ -1923,11 +1923,11 @@ export const zLedgerEntryList = z.object({
  */
 export const zTranscriptionCompletedEvent = z.object({
     id: z.uuid(),
-    type: z.literal('transcription.completed'),
+    type: z.enum(['transcription.completed']),
     created_at: z.iso.datetime(),
     data: z.object({
         id: z.uuid(),
-        status: z.literal('completed')
+        status: z.enum(['completed'])
     })
 });
 
@@ -1942,11 +1942,11 @@ export const zTranscriptionCompletedEvent = z.object({
  */
 export const zTranscriptionFailedEvent = z.object({
     id: z.uuid(),
-    type: z.literal('transcription.failed'),
+    type: z.enum(['transcription.failed']),
     created_at: z.iso.datetime(),
     data: z.object({
         id: z.uuid(),
-        status: z.literal('failed'),
+        status: z.enum(['failed']),
         error: zErrorObject
     })
 });

@@ -35,7 +35,17 @@ export interface DispatchDeps {
 }
 
 /**
- * For a body that is a `oneOf` of variants told apart by a `type` const, the errors of the variant the client chose
+ * The value a variant's `type` property is fixed to: the contract writes such literals as single-value enums (the form
+ * every client generator turns into a literal type); `const` is read as well.
+ */
+function typeLiteralOf(variant: unknown): unknown {
+  const type = (variant as { properties?: { type?: { const?: unknown; enum?: unknown[] } } }).properties?.type;
+  if (type?.const !== undefined) return type.const;
+  return type?.enum?.length === 1 ? type.enum[0] : undefined;
+}
+
+/**
+ * For a body that is a `oneOf` of variants told apart by a `type` literal, the errors of the variant the client chose
  * are the useful ones (Ajv reports the first error of every variant).
  */
 function errorsOfChosenVariant(found: AjvError[], operation: RouteMatch['operation'], body: unknown): AjvError[] {
@@ -43,9 +53,7 @@ function errorsOfChosenVariant(found: AjvError[], operation: RouteMatch['operati
     ?.content?.['application/json']?.schema;
   const type = (body as { type?: unknown } | undefined)?.type;
   if (!schema?.oneOf || typeof type !== 'string') return found;
-  const index = schema.oneOf.findIndex(
-    (variant) => (variant as { properties?: { type?: { const?: unknown } } }).properties?.type?.const === type,
-  );
+  const index = schema.oneOf.findIndex((variant) => typeLiteralOf(variant) === type);
   if (index < 0)
     return [
       {
@@ -62,7 +70,7 @@ function errorsOfChosenVariant(found: AjvError[], operation: RouteMatch['operati
 
 /**
  * The same for a nested `oneOf`: the errors of the variant the client meant are the useful ones. The variant is the
- * one named by a `type` const (chat `response_format`: `json_schema.name` missing rather than "json_schema is not a
+ * one named by a `type` literal (chat `response_format`: `json_schema.name` missing rather than "json_schema is not a
  * known parameter" of the text variant), else the only one whose JSON type the value has (embeddings `input`: an
  * empty string inside the array is `input.1`, not "input must be string").
  */
@@ -84,9 +92,7 @@ function errorsOfNestedVariant(found: AjvError[], operation: RouteMatch['operati
     const byJsonType = variants.map((_, i) => i).filter((i) => !wrongType.has(i));
     const index =
       typeof type === 'string'
-        ? variants.findIndex(
-            (variant) => (variant as { properties?: { type?: { const?: unknown } } }).properties?.type?.const === type,
-          )
+        ? variants.findIndex((variant) => typeLiteralOf(variant) === type)
         : byJsonType.length === 1
           ? byJsonType[0]!
           : -1;
@@ -114,7 +120,11 @@ function validationError(error: AjvError, operation: RouteMatch['operation'], pa
     const model = parts.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], body);
     return new ApiError(404, 'model_not_found', `The model ${String(model)} does not exist.`, param);
   }
-  return errors.invalidParameter(param, `${param} ${error.message ?? 'is invalid'}.`);
+  // A single-value enum is how the contract writes a literal; a wrong value is told what it was told when the
+  // literal was a `const`, so the message does not depend on how the document spells it.
+  const literal = error.keyword === 'enum' && (error.params.allowedValues as unknown[] | undefined)?.length === 1;
+  const message = literal ? 'must be equal to constant' : (error.message ?? 'is invalid');
+  return errors.invalidParameter(param, `${param} ${message}.`);
 }
 
 /** The methods a path answers: its operations' methods, with HEAD after GET (every GET operation answers HEAD). */
