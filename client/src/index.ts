@@ -1,5 +1,5 @@
 // scribe-client: the fetch client and types generated from the Scribe contract, and the helpers no generator makes
-// (webhook verification, v2 request signing, waiting for a task, the WebSocket stream protocol).
+// (webhook verification, v2 request signing, waiting for a task, the WebSocket stream protocol and paced audio).
 export * from '../../generated/client/index.ts';
 export {
   createClient,
@@ -38,3 +38,5 @@ export {
   type WebSocketConstructor,
   type WebSocketLike,
 } from './connect-stream.ts';
+export { openStreamSocket, type StreamSocket, type StreamSocketOptions } from './stream-socket.ts';
+export { sendPacedAudio, type PacedAudioOptions, type PacedAudioTarget } from './send-paced-audio.ts';

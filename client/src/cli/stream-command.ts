@@ -1,11 +1,11 @@
 // `scribe-client stream FILE`: plays a file through the stream protocol in real time (100 ms chunks; --fast sends
 // ahead of real time), the running partial redrawn in place on a terminal and each final on its own line, then
 // ends the session and prints what it cost.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import type { Client } from '../../../generated/client/client/index.ts';
 import { connectStream } from '../connect-stream.ts';
+import { sendPacedAudio } from '../send-paced-audio.ts';
 import { CliError } from './cli-error.ts';
 import { readPcm } from './pcm-audio.ts';
 
@@ -50,15 +50,8 @@ export async function streamCommand(client: Client, argv: string[]): Promise<num
   })();
   printing.catch(() => undefined); // its failure is end()'s failure, reported once below
 
-  const chunkBytes = Math.round(sampleRate / 10) * 2;
-  const started = performance.now();
-  // --fast runs ahead of real time but stays inside the server's bound on how far audio may lead the clock.
-  const lead = values.fast ? 25_000 : 0;
-  for (let offset = 0, index = 0; offset < pcm.length; offset += chunkBytes, index++) {
-    const due = started + index * 100 - lead - performance.now();
-    if (due > 0) await sleep(due);
-    connection.sendAudio(pcm.subarray(offset, offset + chunkBytes));
-  }
+  // --fast runs ahead of real time but stays inside the server's bound on how far audio may lead the clock (30 s).
+  await sendPacedAudio(connection, pcm, { sampleRate, leadMs: values.fast ? 25_000 : 0 });
   const completed = await connection.end();
   await printing;
   process.stdout.write(
