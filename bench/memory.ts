@@ -11,8 +11,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import WebSocket from 'ws';
+import { connectStream } from '../client/src/connect-stream.ts';
+import { sendPacedAudio } from '../client/src/send-paced-audio.ts';
+import { createClient } from '../generated/client/client/index.ts';
 import { ffmpegPath } from '../server/src/media/ffmpeg.ts';
-import { StreamTestClient } from '../server/src/streaming/stream-test-client.ts';
 import { writeBenchResult } from './result.ts';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 8);
@@ -131,16 +134,17 @@ const afterTasks = rssMb();
 // 3. Live streams: goforward.raw twice with a pause, at real-time pace.
 const speech = readFileSync('/usr/share/pocketsphinx/test/data/goforward.raw');
 const signal = Buffer.concat([speech, Buffer.alloc(32_000), speech, Buffer.alloc(32_000)]);
+const streamClient = createClient({ baseUrl: base, auth: () => created.api_key });
 const withStreams = await peakDuring(() =>
   Promise.all(
     Array.from({ length: STREAMS }, async () => {
-      const reply = await fetch(`${base}/v3/transcriptions/stream/create`, { method: 'POST', headers: auth });
-      const { stream_url: url } = (await reply.json()) as { stream_url: string };
-      const client = await StreamTestClient.connect(url);
-      client.send({ type: 'session', language: 'en', sample_rate: 16_000 });
-      await client.next('session.started', { timeoutMs: 30_000 });
-      await client.stream(signal);
-      await client.end(30_000);
+      const connection = await connectStream(streamClient, {
+        session: { language: 'en', sample_rate: 16_000 },
+        WebSocket,
+        frameTimeoutMs: 30_000,
+      });
+      await sendPacedAudio(connection, signal);
+      await connection.end();
     }),
   ),
 );

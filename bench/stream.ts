@@ -19,9 +19,13 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import type { StreamServerFrame } from '../client/src/connect-stream.ts';
+import { sendPacedAudio } from '../client/src/send-paced-audio.ts';
+import { createClient } from '../generated/client/client/index.ts';
+import type { StreamTranscriptFinal } from '../generated/client/types.gen.ts';
 import { createApp } from '../server/src/app.ts';
 import { loadConfig } from '../server/src/config.ts';
-import { StreamTestClient, type Frame } from '../server/src/streaming/stream-test-client.ts';
+import { connectCheckedStream } from '../server/src/test-support/checked-stream.ts';
 import { Decoder } from '../server/src/transcriptions/engine/pocketsphinx/binding.ts';
 import { modelPaths } from '../server/src/transcriptions/engine/pocketsphinx/engine.ts';
 import { toEngineWords } from '../server/src/transcriptions/engine/pocketsphinx/words.ts';
@@ -88,52 +92,57 @@ const app = await createApp(
 await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 const { api_key: key } = await app.services.accounts.create({ balance: 100_000 });
+const client = createClient({ baseUrl: base, auth: () => key! });
+const SESSION = { language: 'en', sample_rate: RATE, ...ENDPOINTING };
 
 interface Run {
   finalDelays: number[];
   wordDelays: number[];
   partialGaps: number[];
   texts: string[];
-  finals: Frame[];
+  finals: StreamTranscriptFinal[];
 }
 
 async function session(audio = signal): Promise<Run> {
-  const reply = await fetch(`${base}/v3/transcriptions/stream/create`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${key}` },
+  // Arrival times are taken as each frame comes in, before anything else runs on it.
+  const arrivals: { frame: StreamServerFrame; at: number }[] = [];
+  const connection = await connectCheckedStream(client, {
+    session: SESSION,
+    frameTimeoutMs: 30_000,
+    onFrame: (frame) => arrivals.push({ frame, at: performance.now() }),
   });
-  const { stream_url: url } = (await reply.json()) as { stream_url: string };
-  const client = await StreamTestClient.connect(url);
-  client.send({ type: 'session', language: 'en', sample_rate: RATE, ...ENDPOINTING });
-  await client.next('session.started', { timeoutMs: 30_000 });
   const sent: { end: number; at: number }[] = [];
-  await client.stream(audio, { onChunk: (end) => sent.push({ end, at: performance.now() }) });
+  await sendPacedAudio(connection, audio, {
+    sampleRate: RATE,
+    onChunk: (end) => sent.push({ end, at: performance.now() }),
+  });
   try {
-    await client.end(60_000);
+    await connection.end();
   } catch (error) {
-    throw new Error(`${(error as Error).message}: ${JSON.stringify(client.of('error'))}`, { cause: error });
+    throw new Error(`${(error as Error).message}: ${JSON.stringify(connection.socket.of('error'))}`, { cause: error });
   }
-  if (client.violations.length > 0) throw new Error(client.violations.join('\n'));
+  if (connection.violations.length > 0) throw new Error(connection.violations.join('\n'));
   const sentBy = (seconds: number) => sent.find((chunk) => chunk.end >= seconds - 1e-6)?.at;
   const run: Run = { finalDelays: [], wordDelays: [], partialGaps: [], texts: [], finals: [] };
-  let previous: Frame | undefined;
-  for (const frame of client.frames) {
+  let previous: { frame: StreamServerFrame; at: number } | undefined;
+  for (const arrival of arrivals) {
+    const { frame, at } = arrival;
     if (frame.type === 'transcript.partial') {
-      if (previous?.type === 'transcript.partial' && previous.start === frame.start)
-        run.partialGaps.push(frame.receivedAt - previous.receivedAt);
+      if (previous?.frame.type === 'transcript.partial' && previous.frame.start === frame.start)
+        run.partialGaps.push(at - previous.at);
     }
     if (frame.type === 'transcript.final' && frame.text) {
-      run.texts.push(frame.text as string);
+      run.texts.push(frame.text);
       run.finals.push(frame);
       // Finals that came by silence (the last one comes with `end`, after the audio ran out).
-      const spanSent = sentBy(frame.end as number);
-      const lastWord = (frame.words as { end: number }[]).at(-1);
-      if (spanSent !== undefined && (frame.end as number) < audio.length / 2 / RATE - 0.05) {
-        run.finalDelays.push(frame.receivedAt - spanSent);
-        if (lastWord) run.wordDelays.push(frame.receivedAt - sentBy(lastWord.end)!);
+      const spanSent = sentBy(frame.end);
+      const lastWord = frame.words?.at(-1);
+      if (spanSent !== undefined && frame.end < audio.length / 2 / RATE - 0.05) {
+        run.finalDelays.push(at - spanSent);
+        if (lastWord) run.wordDelays.push(at - sentBy(lastWord.end)!);
       }
     }
-    previous = frame;
+    previous = arrival;
   }
   return run;
 }
@@ -156,29 +165,17 @@ const merge = (runs: Run[]): Run => ({
 // server reaches that state once it has seen its peak; creating one mid-round would stall its worker for ≈ 0.4 s).
 await Promise.all(
   Array.from({ length: MAX_SESSIONS }, async () => {
-    const reply = await fetch(`${base}/v3/transcriptions/stream/create`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${key}` },
-    });
-    const client = await StreamTestClient.connect(((await reply.json()) as { stream_url: string }).stream_url);
-    client.send({ type: 'session', language: 'en', sample_rate: RATE, ...ENDPOINTING });
-    await client.next('session.started', { timeoutMs: 60_000 });
-    client.sendAudio(speech);
-    await client.end(60_000);
+    const connection = await connectCheckedStream(client, { session: SESSION, frameTimeoutMs: 60_000 });
+    connection.sendAudio(speech);
+    await connection.end();
   }),
 );
 // One session at a time, `BENCH_SINGLE_RUNS` (3) of them in a row: enough finals for a median on a noisy machine.
 const single = merge(await sequentially(Number(process.env.BENCH_SINGLE_RUNS ?? 3), () => session()));
 const started = await (async () => {
-  const reply = await fetch(`${base}/v3/transcriptions/stream/create`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${key}` },
-  });
-  const client = await StreamTestClient.connect(((await reply.json()) as { stream_url: string }).stream_url);
-  client.send({ type: 'session', language: 'en', sample_rate: RATE, ...ENDPOINTING });
-  const frame = await client.next('session.started', { timeoutMs: 30_000 });
-  await client.end(30_000);
-  return frame;
+  const connection = await connectCheckedStream(client, { session: SESSION, frameTimeoutMs: 30_000 });
+  await connection.end();
+  return connection;
 })();
 const correct = single.texts.filter((t) => t === 'go forward ten meters').length;
 console.log(
@@ -201,7 +198,7 @@ console.log(
 const read = await session(readingSignal);
 const heard: string[][] = readings.map(() => []);
 for (const final of read.finals) {
-  for (const word of final.words as { word: string; start: number }[]) {
+  for (const word of final.words ?? []) {
     // A word belongs to the last reading that starts before it (half the pause before it counts too).
     const index = readingStarts.findLastIndex((start) => word.start >= start - 0.5);
     heard[Math.max(0, index)]!.push(word.word);

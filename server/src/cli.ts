@@ -1,6 +1,8 @@
 // The `scribe` command: `scribe serve` starts the server; `scribe migrate` brings the database to the latest schema and
 // exits (a deployment of several nodes runs it once before starting them); `scribe admin …` runs the admin operations
-// directly on the database configured by the same environment as the server (SCRIBE_DATA_DIR or DATABASE_URL).
+// directly on the database configured by the same environment as the server (SCRIBE_DATA_DIR or DATABASE_URL). It is
+// the operator's tool: talking to a running server as a user would (stream, transcribe, chat) is scribe-client's CLI,
+// and asking this one for it says where that is.
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { App } from './app.ts';
@@ -9,7 +11,11 @@ import { migrateToLatest, openDatabase } from './db/database.ts';
 import { checkDatabaseAnswers } from './database-preflight.ts';
 import { exitWithFatal } from './fatal-error.ts';
 import { modelsCommand, modelsUsage } from './chat/models-cli.ts';
-import { streamCommand, streamUsage } from './streaming/stream-cli.ts';
+
+/** Commands of the client CLI that users reach for here first, and where to run them. */
+const CLIENT_COMMANDS = new Set(['stream', 'transcribe', 'chat']);
+const clientCli = (command: string) =>
+  `npm run -s scribe-client -- ${command} … (the scribe-client CLI: client/README.md)`;
 
 const usage = `Usage:
   scribe serve
@@ -21,8 +27,9 @@ const usage = `Usage:
   scribe admin account show ACCOUNT_ID [--json]
   scribe admin key issue ACCOUNT_ID [--name NAME] [--json]
   scribe admin key-pair issue ACCOUNT_ID [--json]
-  ${streamUsage}
-  ${modelsUsage}`;
+  ${modelsUsage}
+
+Streaming, transcribing and chatting with a running server: ${clientCli('stream|transcribe|chat')}.`;
 
 const options = {
   balance: { type: 'string' },
@@ -141,7 +148,8 @@ function parse(argv: string[]) {
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {
-  if (argv[0] === 'stream') return streamCommand(argv.slice(1)); // its own flags (a client of a running server)
+  if (CLIENT_COMMANDS.has(argv[0] ?? ''))
+    throw new UsageError(`${argv[0]} is not a command of the server's CLI: use ${clientCli(argv[0]!)}`);
   if (argv[0] === 'models') return modelsCommand(argv.slice(1));
   const { values, positionals } = parse(argv);
   const [command, ...rest] = positionals;
@@ -158,8 +166,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   if (command !== 'admin') throw new UsageError(`Unknown command: ${command}\n${usage}`);
   const config = loadConfig();
   await checkDatabaseAnswers(config.databaseUrl);
-  // The app (every feature and its dependencies) is loaded only by the commands that use it: `stream`, `models` and
-  // `migrate` start in a fraction of the time, and a bad setting is reported before any of it loads.
+  // The app (every feature and its dependencies) is loaded only by the commands that use it: `models` and `migrate`
+  // start in a fraction of the time, and a bad setting is reported before any of it loads.
   const { createApp } = await import('./app.ts');
   const app = await createApp(config, { logger: pino({ level: 'silent' }) });
   try {

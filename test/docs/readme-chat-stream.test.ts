@@ -1,6 +1,6 @@
-// The README's "Stream in real time" and "Chat and embeddings" sections work as written: the `scribe stream` command,
-// the tiny-model command, the curl calls and the OpenAI SDK snippet run unchanged (only the server address, the key
-// and the model file's folder are filled in) against a real server process with the real engines.
+// The README's "Stream in real time" and "Chat and embeddings" sections work as written: the `scribe-client stream`
+// command, the tiny-model command, the curl calls and the OpenAI SDK snippet run unchanged (only the server address,
+// the key and the model file's folder are filled in) against a real server process with the real engines.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,10 +41,11 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('scribe stream prints the final and what the session cost', () => {
+test('scribe-client stream prints the final and what the session cost', () => {
   const [command] = shellCommands(codeBlocks(readmeSection('### Stream in real time'), 'sh')[0]!);
+  assert.match(command!, /npm run -s scribe-client -- stream /);
   // The CLI talks to the README's address unless told otherwise: point it at the test server.
-  const out = run(`${command} --url ${base}`);
+  const out = run(`export SCRIBE_BASE_URL=${base}; ${command}`);
   assert.match(out, /go forward ten meters/);
   assert.match(out, /1 min billed, cost 2/);
 });

@@ -13,8 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { StreamTestClient } from '../../server/src/streaming/stream-test-client.ts';
+import { sendPacedAudio } from '../../client/src/send-paced-audio.ts';
+import { createClient } from '../../generated/client/client/index.ts';
 import { GOFORWARD_RAW, goforward, librivoxReadings } from '../../server/src/test-support/audio.ts';
+import { connectCheckedStream } from '../../server/src/test-support/checked-stream.ts';
 import { ADMIN_TOKEN, freshDatabase } from '../../server/src/test-support/test-databases.ts';
 import { mediaServer } from '../../server/src/test-support/media-server.ts';
 import { startReceiver, verifyStandardWebhook } from '../../server/src/webhooks/test-receiver.ts';
@@ -175,16 +177,12 @@ test('every accepted task completes and is charged once; webhooks arrive; nothin
     const api2b = await start('api2b', 'api');
 
     // 3. A live stream on api1, killed in the middle: the workers' sweep releases its reservation.
-    const session = (await fetch(`${api1.base}/v3/transcriptions/stream/create`, {
-      method: 'POST',
-      headers: auth,
-    }).then((r) => r.json())) as { session_id: string; stream_url: string };
-    const client = await StreamTestClient.connect(session.stream_url);
-    client.send({ type: 'session', language: 'en' });
-    await client.next('session.started');
-    await client.stream(readFileSync(GOFORWARD_RAW), { realTime: false });
+    const client = await connectCheckedStream(createClient({ baseUrl: api1.base, auth: () => account.api_key }), {
+      session: { language: 'en' },
+    });
+    await sendPacedAudio(client, readFileSync(GOFORWARD_RAW), { leadMs: Infinity });
     // Kept alive until its node is killed (the idle timeout would close it first on a slow start of the workers).
-    const keepalive = setInterval(() => client.send({ type: 'keepalive' }), 5000);
+    const keepalive = setInterval(() => client.keepalive(), 5000);
     keepalive.unref();
 
     // 4. One worker takes the long task first (oldest), and is killed while it recognises.
@@ -213,11 +211,12 @@ test('every accepted task completes and is charged once; webhooks arrive; nothin
 
     const streamRow = await waitFor('the dropped stream to be swept', 30_000, async () => {
       const { rows } = await db.query('SELECT status, end_reason FROM stream_sessions WHERE id = $1', [
-        session.session_id,
+        client.sessionId,
       ]);
       return rows[0].status === 'connected' ? undefined : rows[0];
     });
     assert.equal([streamRow.status, streamRow.end_reason], ['dropped', 'lease_expired']);
+    assert.equal(client.violations, [], 'every stream frame and close code follows the AsyncAPI document');
 
     // Money: one capture per task, equal to its cost; nothing held; the balance is what the captures left.
     const { rows: captures } = await db.query(

@@ -11,10 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { sendPacedAudio } from '../../../client/src/send-paced-audio.ts';
+import { createClient } from '../../../generated/client/client/index.ts';
 import { zNotFoundErrorResponse } from '../../../generated/client/zod.gen.ts';
 import { runNodeToEnd, STACK_LINE } from '../../../test/support/processes.ts';
-import { StreamTestClient } from '../streaming/stream-test-client.ts';
 import { GOFORWARD_RAW, goforward, librivoxReadings } from '../test-support/audio.ts';
+import { connectCheckedStream } from '../test-support/checked-stream.ts';
 import { checkResponse } from '../test-support/contract-check.ts';
 import { ADMIN_TOKEN, freshDatabase } from '../test-support/test-databases.ts';
 import { createAccountOn, startScribe, type ScribeProcess } from '../test-support/scribe-process.ts';
@@ -273,22 +275,19 @@ test('SIGTERM on a worker mid-job: exit 0, its lease handed back, another worker
 });
 
 test('SIGTERM on an api node closes an open stream with 1001 (going away) and an error frame, then exits 0', async () => {
-  const reply = await fetch(`${api.base}/v3/transcriptions/stream/create`, { method: 'POST', headers: auth() });
-  assert.is(reply.status, 201, await reply.clone().text());
-  const created = (await reply.json()) as { stream_url: string };
-  const client = await StreamTestClient.connect(created.stream_url);
-  client.send({ type: 'session', language: 'en' });
   // The node's first session starts its stream worker (module graph and model); if it never starts, the node says why.
-  await client.next('session.started').catch((error: Error) => {
+  const client = await connectCheckedStream(createClient({ baseUrl: api.base, auth: () => account.apiKey }), {
+    session: { language: 'en' },
+  }).catch((error: Error) => {
     throw new Error(`${error.message}; the api node's last output:\n${api.process.output().slice(-3000)}`);
   });
-  await client.stream(readFileSync(GOFORWARD_RAW), { realTime: false });
+  await sendPacedAudio(client, readFileSync(GOFORWARD_RAW), { leadMs: Infinity });
 
   api.process.process.kill('SIGTERM');
   const closed = await client.closed;
   assert.is(closed.code, 1001);
-  const error = client.frames.find((frame) => frame.type === 'error');
-  assert.ok(error, JSON.stringify(client.frames.map((frame) => frame.type)));
+  const error = client.socket.of('error')[0];
+  assert.ok(error, JSON.stringify(client.socket.frames.map((frame) => frame.type)));
   assert.is(error!.close_code, 1001);
   assert.equal(client.violations, []);
   assert.is(await exitOf(api, 15_000), 0, api.process.output());

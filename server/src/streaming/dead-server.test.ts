@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { sendPacedAudio } from '../../../client/src/send-paced-audio.ts';
+import { createClient } from '../../../generated/client/client/index.ts';
 import { freePort, startProcess, type Started } from '../../../test/support/processes.ts';
 import { createApp, type App } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { GOFORWARD_RAW } from '../test-support/audio.ts';
+import { connectCheckedStream } from '../test-support/checked-stream.ts';
 import { ADMIN_TOKEN, databaseKinds, freshDatabase } from '../test-support/test-databases.ts';
-import { StreamTestClient } from './stream-test-client.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 /**
@@ -66,22 +68,16 @@ for (const kind of databaseKinds) {
         const row = await db('accounts').where({ id: account.account.id }).first();
         return { balance: Number(row.balance_minor), reserved: Number(row.reserved_minor) };
       };
-      const reply = await fetch(`${base}/v3/transcriptions/stream/create`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${account.api_key}` },
+      const client = await connectCheckedStream(createClient({ baseUrl: base, auth: () => account.api_key }), {
+        session: { language: 'en' },
       });
-      assert.is(reply.status, 201);
-      const created = (await reply.json()) as { session_id: string; stream_url: string };
-      const session = () => db('stream_sessions').where({ id: created.session_id }).first();
-      const client = await StreamTestClient.connect(created.stream_url);
-      client.send({ type: 'session', language: 'en' });
-      await client.next('session.started');
-      await client.stream(readFileSync(GOFORWARD_RAW), { realTime: false });
+      const session = () => db('stream_sessions').where({ id: client.sessionId }).first();
+      await sendPacedAudio(client, readFileSync(GOFORWARD_RAW), { leadMs: Infinity });
 
       // Alive for longer than a lease: its process renews it, the other instance's sweeper leaves it alone.
       for (let i = 0; i < 3; i++) {
         await sleep(LEASE_MS / 2);
-        client.send({ type: 'keepalive' });
+        client.keepalive();
       }
       assert.is((await session()).status, 'connected');
       assert.is((await money()).reserved, 10 * PRICE);
@@ -105,12 +101,12 @@ for (const kind of databaseKinds) {
       }
       assert.equal(held, { balance: 100 * 100, reserved: 0 });
       const reservation = await db('reservations')
-        .where({ reference: `stream:${created.session_id}` })
+        .where({ reference: `stream:${client.sessionId}` })
         .first();
       assert.is(reservation.status, 'released');
       const captures = await db('ledger_entries').where({ account_id: account.account.id, kind: 'capture' });
       assert.is(captures.length, 0, 'nothing charged');
-      assert.is((await db('transcriptions').where({ id: created.session_id }).first()).status, 'failed');
+      assert.is((await db('transcriptions').where({ id: client.sessionId }).first()).status, 'failed');
       assert.equal(client.violations, []);
     } finally {
       await server?.stop();

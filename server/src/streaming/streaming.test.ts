@@ -1,7 +1,8 @@
 // Real-time streaming through the real server on SQLite and PostgreSQL: POST /v3/transcriptions/stream/create, then
 // a real WebSocket to its stream_url, the real PocketSphinx engine in streaming mode on a real recording
 // (goforward.raw, "go forward ten meters"), and the ledger. Every frame the server sends is checked against its
-// AsyncAPI message schema and every close code against the document's list (stream-test-client.ts).
+// AsyncAPI message schema and every close code against the document's list (scribe-client's stream socket with the
+// checks of test-support/checked-stream.ts).
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
@@ -11,14 +12,15 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { sendPacedAudio } from '../../../client/src/send-paced-audio.ts';
 import { GOFORWARD_RAW } from '../test-support/audio.ts';
+import { openCheckedSocket, type CheckedSocket } from '../test-support/checked-stream.ts';
 import { createApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { databaseKinds, freshDatabase, useHarness, type Harness, type Provisioned } from '../test-support/harness.ts';
 import type { EngineWord } from '../transcriptions/engine/engine.ts';
 import { createPocketSphinxEngine } from '../transcriptions/engine/pocketsphinx/engine.ts';
-import { StreamTestClient } from './stream-test-client.ts';
 
 const MAX_SESSIONS = 3;
 // Short, so the silence test is quick, but not shorter than sending a 16 MiB frame takes on a loaded machine (the
@@ -54,13 +56,13 @@ async function createSession(h: Harness, account: Provisioned) {
 
 async function open(h: Harness, account: Provisioned, session: object = { type: 'session', language: 'en' }) {
   const created = await createSession(h, account);
-  const client = await StreamTestClient.connect(created.stream_url);
-  client.send(session);
+  const client = await openCheckedSocket(created.stream_url);
+  client.sendFrame(session);
   const started = await client.next('session.started');
   return { client, created, started };
 }
 
-function assertClean(client: StreamTestClient): void {
+function assertClean(client: CheckedSocket): void {
   assert.equal(client.violations, [], 'every server frame and close code follows the AsyncAPI document');
 }
 
@@ -126,8 +128,9 @@ for (const kind of databaseKinds) {
       endpointing: 300,
     });
     assert.is(started.session_id, created.session_id);
-    await client.stream(GOFORWARD);
-    const { completed, closed } = await client.end();
+    await sendPacedAudio(client, GOFORWARD);
+    const completed = await client.end();
+    const closed = await client.closed;
     assertClean(client);
 
     const partials = client.of('transcript.partial');
@@ -150,8 +153,9 @@ for (const kind of databaseKinds) {
     const final = spoken[0]!;
     assert.is(final.text, 'go forward ten meters');
     assert.is(client.frames.indexOf(final) > client.frames.indexOf(partials[0]!), true, 'partials come first');
-    assert.is(final.words.length, batchWords.length);
-    final.words.forEach((word: { word: string; start: number; end: number }, i: number) => {
+    const words = final.words ?? [];
+    assert.is(words.length, batchWords.length, 'word_timestamps is on by default');
+    words.forEach((word, i) => {
       const batch = batchWords[i]!;
       assert.is(word.word, batch.word);
       assert.ok(Math.abs(word.start - batch.start) <= 0.15, `${word.word} starts ${word.start}, batch ${batch.start}`);
@@ -187,15 +191,15 @@ for (const kind of databaseKinds) {
       interim_results: false,
       endpointing: false, // finals only when asked for
     });
-    await client.stream(atRate(GOFORWARD, 8000), { sampleRate: 8000, realTime: false });
-    client.send({ type: 'finalize' });
+    await sendPacedAudio(client, atRate(GOFORWARD, 8000), { sampleRate: 8000, leadMs: Infinity });
+    client.sendFrame({ type: 'finalize' });
     const final = await client.next('transcript.final');
     assert.match(final.text, /forward/);
     const count = client.frames.length;
-    client.send({ type: 'finalize' });
+    client.sendFrame({ type: 'finalize' });
     const empty = await client.next('transcript.final', { from: count });
     assert.equal([empty.text, empty.start, empty.end, empty.words], ['', final.end, final.end, []]);
-    const { completed } = await client.end();
+    const completed = await client.end();
     assert.is(client.of('transcript.partial').length, 0, 'no partials without interim_results');
     assert.is(completed.duration, Math.floor(GOFORWARD.length / 4) / 8000);
     assertClean(client);
@@ -205,7 +209,7 @@ for (const kind of databaseKinds) {
     const h = harness();
     const a = await h.provision({ balance: 100 });
     const { client, created } = await open(h, a);
-    const again = await StreamTestClient.connect(created.stream_url);
+    const again = await openCheckedSocket(created.stream_url);
     const error = await again.next('error');
     assert.is((await again.closed).code, 4401);
     assert.is(error.close_code, 4401);
@@ -219,9 +223,7 @@ for (const kind of databaseKinds) {
   test('an unknown ticket, and a missing one, are refused with 4401', async () => {
     const h = harness();
     for (const query of ['?ticket=tkt_unknown', '']) {
-      const client = await StreamTestClient.connect(
-        `${h.baseUrl.replace('http', 'ws')}/v3/transcriptions/stream${query}`,
-      );
+      const client = await openCheckedSocket(`${h.baseUrl.replace('http', 'ws')}/v3/transcriptions/stream${query}`);
       assert.is((await client.next('error')).error.type, 'authentication_error');
       assert.is((await client.closed).code, 4401);
       assertClean(client);
@@ -234,7 +236,7 @@ for (const kind of databaseKinds) {
     const created = await createSession(h, a);
     assert.is((await money(h, a.id)).reserved, 10 * PRICE);
     h.clock.freeze(Date.now() + 61_000);
-    const client = await StreamTestClient.connect(created.stream_url);
+    const client = await openCheckedSocket(created.stream_url);
     assert.is((await client.next('error')).close_code, 4401);
     assert.is((await client.closed).code, 4401);
     assertClean(client);
@@ -257,19 +259,19 @@ for (const kind of databaseKinds) {
   test('a first frame that is not session, or audio first, gets an error frame and 4400', async () => {
     const h = harness();
     const a = await h.provision({ balance: 100 });
-    const first = await StreamTestClient.connect((await createSession(h, a)).stream_url);
-    first.send({ type: 'keepalive' });
+    const first = await openCheckedSocket((await createSession(h, a)).stream_url);
+    first.sendFrame({ type: 'keepalive' });
     const error = await first.next('error');
     assert.equal([error.error.code, error.error.param, error.close_code], ['invalid_state', 'type', 4400]);
     assert.is((await first.closed).code, 4400);
 
-    const audio = await StreamTestClient.connect((await createSession(h, a)).stream_url);
+    const audio = await openCheckedSocket((await createSession(h, a)).stream_url);
     audio.sendAudio(GOFORWARD.subarray(0, 3200));
     assert.is((await audio.next('error')).close_code, 4400);
     assert.is((await audio.closed).code, 4400);
 
-    const notJson = await StreamTestClient.connect((await createSession(h, a)).stream_url);
-    notJson.ws.send('{nope');
+    const notJson = await openCheckedSocket((await createSession(h, a)).stream_url);
+    notJson.sendText('{nope');
     assert.is((await notJson.next('error')).error.code, 'invalid_json');
     assert.is((await notJson.closed).code, 4400);
     for (const client of [first, audio, notJson]) assertClean(client);
@@ -290,8 +292,8 @@ for (const kind of databaseKinds) {
       [{ type: 'session' }, 'unsupported_language', 'language'],
     ];
     for (const [frame, code, param] of cases) {
-      const client = await StreamTestClient.connect((await createSession(h, a)).stream_url);
-      client.send(frame);
+      const client = await openCheckedSocket((await createSession(h, a)).stream_url);
+      client.sendFrame(frame);
       const error = await client.next('error');
       assert.equal([error.error.code, error.error.param, error.close_code], [code, param, 4400], JSON.stringify(frame));
       assert.is((await client.closed).code, 4400);
@@ -306,7 +308,7 @@ for (const kind of databaseKinds) {
     const twice = Buffer.concat([GOFORWARD, pause, pause, GOFORWARD, pause, pause]);
     const off = await open(h, a, { type: 'session', language: 'en', endpointing: false, interim_results: false });
     assert.is(off.started.config.endpointing, false);
-    await off.client.stream(twice, { realTime: false });
+    await sendPacedAudio(off.client, twice, { leadMs: Infinity });
     await off.client.end();
     // One final, the one `end` asks for: the 0.8 s pause ended no utterance.
     assert.equal(
@@ -317,7 +319,7 @@ for (const kind of databaseKinds) {
 
     const on = await open(h, a, { type: 'session', language: 'en', endpointing: 200, interim_results: false });
     assert.is(on.started.config.endpointing, 200);
-    await on.client.stream(twice, { realTime: false });
+    await sendPacedAudio(on.client, twice, { leadMs: Infinity });
     await on.client.end();
     assert.equal(
       on.client
@@ -333,15 +335,15 @@ for (const kind of databaseKinds) {
     const h = harness();
     const a = await h.provision({ balance: 100 });
     const { client } = await open(h, a);
-    client.send({ type: 'session', language: 'en' });
+    client.sendFrame({ type: 'session', language: 'en' });
     const error = await client.next('error');
     assert.is(error.close_code, undefined);
     assert.is(error.error.code, 'invalid_state');
     for (let i = 0; i < 4; i++) {
       await sleep(IDLE_MS / 2);
-      client.send({ type: 'keepalive' });
+      client.sendFrame({ type: 'keepalive' });
     }
-    assert.is(client.ws.readyState, client.ws.OPEN, 'open after 2 idle timeouts of keepalives');
+    assert.ok(client.isOpen, 'open after 2 idle timeouts of keepalives');
     const closed = await client.closed;
     assert.is(closed.code, 4408);
     assert.is(client.of('error').at(-1)!.close_code, 4408);
@@ -353,9 +355,9 @@ for (const kind of databaseKinds) {
     const h = harness();
     const a = await h.provision({ balance: 100 });
     const { client, created } = await open(h, a);
-    await client.stream(GOFORWARD.subarray(0, 16_000 * 2), { realTime: false });
+    await sendPacedAudio(client, GOFORWARD.subarray(0, 16_000 * 2), { leadMs: Infinity });
     await client.next('transcript.partial');
-    client.drop();
+    client.webSocket.terminate(); // a lost network: no closing handshake
     await until('the release', async () => ((await money(h, a.id)).reserved === 0 ? true : undefined));
     assert.is((await money(h, a.id)).balance, 100 * 100);
     const row = await h.db('stream_sessions').where({ id: created.session_id }).first();
@@ -371,8 +373,8 @@ for (const kind of databaseKinds) {
     // Without endpointing the only final is the one that covers all of the audio.
     const session = { type: 'session', language: 'en', interim_results: false, endpointing: false };
     const opened = await open(h, account, session);
-    await opened.client.stream(GOFORWARD, { realTime: false });
-    opened.client.send({ type: 'finalize' });
+    await sendPacedAudio(opened.client, GOFORWARD, { leadMs: Infinity });
+    opened.client.sendFrame({ type: 'finalize' });
     assert.match((await opened.client.next('transcript.final')).text, /forward/);
     return opened;
   }
@@ -392,7 +394,7 @@ for (const kind of databaseKinds) {
     const h = harness();
     const a = await h.provision({ balance: 100 });
     const { client, created } = await transcribedSession(h, a);
-    client.ws.close(1000);
+    client.close(1000);
     assert.is((await client.closed).code, 1000);
     const after = await settled(h, a.id, created.session_id);
     assert.equal(after.money, { balance: 100 * 100 - PRICE, reserved: 0 });
@@ -424,7 +426,7 @@ for (const kind of databaseKinds) {
     const h = harness();
     const a = await h.provision({ balance: 100 });
     const { client, created } = await transcribedSession(h, a);
-    client.ws.terminate();
+    client.webSocket.terminate();
     const after = await settled(h, a.id, created.session_id);
     assert.equal(after.money, { balance: 100 * 100, reserved: 0 });
     assert.equal([after.row.status, after.row.end_reason], ['dropped', 'client_closed']);
@@ -468,7 +470,7 @@ for (const kind of databaseKinds) {
     const h = harness();
     const a = await h.provision({ balance: 100 });
     const { client, created } = await transcribedSession(h, a);
-    client.ws.send('{nope');
+    client.sendText('{nope');
     assert.is((await client.closed).code, 4400);
     const after = await settled(h, a.id, created.session_id);
     assert.equal(after.money, { balance: 100 * 100 - PRICE, reserved: 0 });
@@ -476,7 +478,7 @@ for (const kind of databaseKinds) {
     assertClean(client);
 
     const empty = await open(h, a);
-    empty.client.ws.close(1000);
+    empty.client.close(1000);
     const none = await settled(h, a.id, empty.created.session_id);
     assert.equal(none.money, { balance: 100 * 100 - PRICE, reserved: 0 }, 'a session without audio costs nothing');
     assert.equal([none.row.status, Number(none.row.minutes_billed)], ['completed', 0]);
@@ -520,23 +522,23 @@ for (const kind of databaseKinds) {
     assert.is(refused.status, 429);
     assert.is(refused.body.error.code, 'too_many_concurrent_jobs');
     assert.ok(refused.headers.get('retry-after'));
-    await Promise.all([one.client.stream(GOFORWARD), two.client.stream(GOFORWARD)]);
+    await Promise.all([sendPacedAudio(one.client, GOFORWARD), sendPacedAudio(two.client, GOFORWARD)]);
     const [first, second] = await Promise.all([one.client.end(), two.client.end()]);
     for (const { client } of [one, two]) {
       // Decoders reused across sessions start from a fresh decoder's cepstral mean (stream-engine.test.ts).
       assert.is(client.of('transcript.final').find((f) => f.text)?.text, 'go forward ten meters');
       assertClean(client);
     }
-    assert.is(first.completed.minutes_billed + second.completed.minutes_billed, 2);
+    assert.is(first.minutes_billed + second.minutes_billed, 2);
   });
 
   test('a frame over 1 MiB, audio or text, even over the 16 MiB ws used to close with 1009 itself, gets 4400', async () => {
     const h = harness();
     const a = await h.provision({ balance: 100 });
-    const frames: [string, (client: StreamTestClient) => void][] = [
+    const frames: [string, (client: CheckedSocket) => void][] = [
       ['audio of 1 MiB + 2 bytes', (client) => client.sendAudio(Buffer.alloc(1024 * 1024 + 2))],
       ['audio of 16 MiB + 2 bytes', (client) => client.sendAudio(Buffer.alloc(16 * 1024 * 1024 + 2))],
-      ['a 2 MiB keepalive', (client) => client.send({ type: 'keepalive', pad: 'x'.repeat(2 * 1024 * 1024) })],
+      ['a 2 MiB keepalive', (client) => client.sendFrame({ type: 'keepalive', pad: 'x'.repeat(2 * 1024 * 1024) })],
     ];
     for (const [what, send] of frames) {
       const { client } = await open(h, a);
@@ -547,7 +549,7 @@ for (const kind of databaseKinds) {
       assertClean(client);
     }
     // Before the session frame too (the ticket claim may still run).
-    const early = await StreamTestClient.connect((await createSession(h, a)).stream_url);
+    const early = await openCheckedSocket((await createSession(h, a)).stream_url);
     early.sendAudio(Buffer.alloc(32 * 1024 * 1024));
     assert.is((await early.next('error')).close_code, 4400);
     assert.is((await early.closed).code, 4400);
@@ -565,7 +567,7 @@ for (const kind of databaseKinds) {
     const h = harness();
     const a = await h.provision({ balance: 100 });
     const { client } = await open(h, a);
-    client.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+    client.webSocket.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
     const error = await client.next('error');
     assert.equal([error.error.code, error.close_code], ['invalid_json', 4400]);
     assert.match(error.error.message, /not a valid WebSocket frame/, 'refused by ws, answered by us');
@@ -578,7 +580,7 @@ for (const kind of databaseKinds) {
     const a = await h.provision({ balance: 100 });
     const engine = h.app.services.streamEngine;
     const { client, created } = await open(h, a);
-    await client.stream(GOFORWARD.subarray(0, 16_000), { realTime: false });
+    await sendPacedAudio(client, GOFORWARD.subarray(0, 16_000), { leadMs: Infinity });
     const dead = engine.workers();
     assert.ok(dead.length > 0);
     await Promise.all(dead.map((worker) => worker.terminate()));
@@ -594,8 +596,8 @@ for (const kind of databaseKinds) {
     assert.is(task.status, 'failed');
 
     const next = await open(h, a);
-    await next.client.stream(GOFORWARD, { realTime: false });
-    const { completed } = await next.client.end();
+    await sendPacedAudio(next.client, GOFORWARD, { leadMs: Infinity });
+    const completed = await next.client.end();
     assert.is(next.client.of('transcript.final').find((f) => f.text)?.text, 'go forward ten meters');
     assert.is(completed.minutes_billed, 1);
     assertClean(next.client);
@@ -636,8 +638,8 @@ for (const kind of databaseKinds) {
         },
       );
       const created = (await reply.json()) as { session_id: string; stream_url: string };
-      const client = await StreamTestClient.connect(created.stream_url);
-      client.send({ type: 'session', language: 'en' });
+      const client = await openCheckedSocket(created.stream_url);
+      client.sendFrame({ type: 'session', language: 'en' });
       await client.next('session.started');
       await app.close();
       const error = await client.next('error');
@@ -659,12 +661,12 @@ for (const kind of databaseKinds) {
   });
 
   if (kind === 'sqlite') {
-    test('scribe stream FILE --fast prints the final and what the session cost', async () => {
+    test('scribe-client stream FILE --fast prints the final and what the session cost', async () => {
       const h = harness();
       const a = await h.provision({ balance: 100 });
-      const bin = fileURLToPath(new URL('../../bin/scribe.mjs', import.meta.url));
-      const { stdout } = await run(process.execPath, [bin, 'stream', GOFORWARD_RAW, '--fast', '--url', h.baseUrl], {
-        env: { ...process.env, SCRIBE_API_KEY: a.apiKey },
+      const cli = fileURLToPath(new URL('../../../client/src/cli/main.ts', import.meta.url));
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, 'stream', GOFORWARD_RAW, '--fast'], {
+        env: { ...process.env, SCRIBE_API_KEY: a.apiKey, SCRIBE_BASE_URL: h.baseUrl },
         timeout: 60_000,
       });
       assert.match(stdout, /\[0\.00–2\.\d\d\] go forward [a-z ]+\n/); // the final comes by silence, before the end
@@ -675,7 +677,7 @@ for (const kind of databaseKinds) {
 
   test('another upgrade path is refused', async () => {
     const h = harness();
-    const failed = await StreamTestClient.connect(`${h.baseUrl.replace('http', 'ws')}/v3/other`).then(
+    const failed = await openCheckedSocket(`${h.baseUrl.replace('http', 'ws')}/v3/other`).then(
       () => 'connected',
       (error: Error) => error.message,
     );
