@@ -155,7 +155,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const [command, ...rest] = positionals;
   if (values.help || !command) {
     console.log(usage);
-    return command ? 0 : 1;
+    return values.help ? 0 : 1; // asked-for help is an answer; no command at all is bad usage
   }
   if (command === 'serve') {
     const { serve } = await import('./main.ts');

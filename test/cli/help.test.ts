@@ -44,6 +44,30 @@ test('scribe-conformance bad usage: exit 2, the message on stderr, nothing on st
   }
 });
 
+const scribe = (args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'server/bin/scribe.mjs'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
+
+test('scribe (the operator CLI) asked for client work says in one line where the client CLI is: exit 1', () => {
+  for (const command of ['stream', 'transcribe', 'chat']) {
+    const result = scribe([command, 'talk.wav', '--fast']);
+    assert.is(result.status, 1, command);
+    assert.is(
+      result.stderr,
+      `scribe: ${command} is not a command of the server's CLI: use npm run -s scribe-client -- ${command} … ` +
+        '(the scribe-client CLI: client/README.md)\n',
+    );
+    assert.is(result.stdout, '');
+  }
+  const help = scribe(['--help']);
+  assert.is(help.status, 0);
+  assert.not.match(help.stdout, /scribe stream/);
+  assert.match(help.stdout, /Streaming, transcribing and chatting with a running server: npm run -s scribe-client -- /);
+});
+
 test('scribe-client --help, -h, help and a command with --help: usage on stdout, exit 0', () => {
   for (const args of [['--help'], ['-h'], ['help']]) {
     const result = client(args);
