@@ -1,9 +1,11 @@
 // Code samples for every operation of the bundled HTTP document (`x-codeSamples`, shown by Redoc next to each
-// operation): curl and TypeScript with scribe-client for all, plus the official OpenAI SDK on the OpenAI-compatible
-// endpoints. Each is made from the operation's own first request example, so a changed contract changes its samples.
-// Values a reader must supply come from environment variables (`SCRIBE_BASE_URL`, `SCRIBE_API_KEY`, path ids such as
-// `TRANSCRIPTION_ID`); an uploaded file is `audio.wav` in the current directory. test/docs/code-samples.test.ts runs
-// every sample against the reference server.
+// operation): curl, TypeScript with scribe-client and Python (standard library only) for all, plus the official OpenAI
+// SDK on the endpoints the SDK calls as they are (the drop-in chat, embeddings and audio transcriptions, and the model
+// list, whose path and shape are OpenAI's). Each is made from the operation's own first request example and ends with
+// the answer it prints, as a comment made from the operation's first success example, so a changed contract changes
+// its samples. Values a reader must supply come from environment variables (`SCRIBE_BASE_URL`, `SCRIBE_API_KEY`, path
+// ids such as `TRANSCRIPTION_ID`); an uploaded file is `audio.wav` in the current directory.
+// test/docs/code-samples.test.ts runs every sample against the reference server and checks what it prints.
 
 const methods = ['get', 'put', 'post', 'delete', 'patch'];
 
@@ -17,8 +19,16 @@ function pathVariable(parameter) {
     .toUpperCase();
 }
 
-const resolveParameter = (document, parameter) =>
-  parameter.$ref ? document.components.parameters[parameter.$ref.split('/').pop()] : parameter;
+/** Follows a local `#/components/...` reference of the bundled document. */
+const resolveRef = (document, node) =>
+  node?.$ref
+    ? node.$ref
+        .slice(2)
+        .split('/')
+        .reduce((at, key) => at?.[key], document)
+    : node;
+
+const resolveParameter = (document, parameter) => resolveRef(document, parameter);
 
 /** The kind of credentials an operation takes, from its security requirement. */
 function authOf(operation) {
@@ -44,6 +54,28 @@ function requestBodyOf(operation) {
   return { type, value };
 }
 
+/** How the operation answers when it succeeds: status, media type and the first example of its first media type. */
+function successOf(operation, document) {
+  const [status, raw] = Object.entries(operation.responses).find(([code]) => /^2/.test(code));
+  const [type, media] = Object.entries(resolveRef(document, raw).content ?? {})[0] ?? [];
+  return { status, type, example: media ? firstExample(media) : undefined };
+}
+
+/** Lines longer examples are cut to: a comment under a sample shows the shape of the answer, not all of it. */
+const expectedLines = 12;
+
+/**
+ * The answer a sample prints, as comment lines (`prefix` is the language's comment mark): the success status and media
+ * type, then the example, cut after `expectedLines` lines. `value` replaces the example where a sample prints part of it.
+ */
+function expectedComment(prefix, { status, type, example }, value = example) {
+  if (!type) return [`${prefix} Expected: ${status}, no body.`];
+  const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  let lines = text.split('\n');
+  if (lines.length > expectedLines) lines = [...lines.slice(0, expectedLines), '…'];
+  return [`${prefix} Expected output (${status} ${type}), for example:`, ...lines.map((line) => `${prefix} ${line}`)];
+}
+
 const quoteShell = (text) => `'${String(text).replaceAll("'", `'\\''`)}'`;
 
 function curlSample(path, method, operation, document) {
@@ -54,7 +86,10 @@ function curlSample(path, method, operation, document) {
     const parameter = resolveParameter(document, raw);
     if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, `$${pathVariable(raw)}`);
   }
-  if (operation.operationId === 'downloadV2TranscriptionResult') return `curl -sS --fail-with-body "$RESULT_URL"`;
+  if (operation.operationId === 'downloadV2TranscriptionResult')
+    return [`curl -sS --fail-with-body "$RESULT_URL"`, ...expectedComment('#', successOf(operation, document))].join(
+      '\n',
+    );
   const headers = [];
   if (auth === 'bearer') headers.push('-H "Authorization: Bearer $SCRIBE_API_KEY"');
   if (auth === 'admin') headers.push('-H "X-Admin-Token: $SCRIBE_ADMIN_TOKEN"');
@@ -81,6 +116,7 @@ function curlSample(path, method, operation, document) {
     }
   }
   lines.push(parts.join(' \\\n  '));
+  lines.push(...expectedComment('#', successOf(operation, document)));
   return lines.join('\n');
 }
 
@@ -114,6 +150,7 @@ function typescriptSample(path, method, operation, document) {
       'const response = await fetch(process.env.RESULT_URL!);',
       'if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);',
       'console.log(await response.text());',
+      ...expectedComment('//', successOf(operation, document)),
     ].join('\n');
   }
   const imports = ['createClient', id];
@@ -154,18 +191,25 @@ function typescriptSample(path, method, operation, document) {
   if (body?.value?.stream === true) options.push("parseAs: 'text'");
   lines.push(`const { data, error } = await ${id}({ ${options.join(', ')} });`);
   lines.push('if (error) throw new Error(JSON.stringify(error));');
-  lines.push('console.log(data);');
+  lines.push(body?.value?.stream === true ? 'console.log(data);' : 'console.log(JSON.stringify(data, null, 2));');
+  lines.push(...expectedComment('//', successOf(operation, document)));
   const header = [`import { ${imports.join(', ')} } from 'scribe-client';`];
   if (usesFile) header.unshift("import { readFileSync } from 'node:fs';");
   return [...header, '', ...lines].join('\n');
 }
 
-/** The official OpenAI SDK on the three OpenAI-compatible endpoints. */
-function openaiSample(operation) {
+/**
+ * The official OpenAI SDK where it calls an operation as it is: the drop-in chat, embeddings and audio transcriptions,
+ * and the model list (`GET /v3/models` is the SDK's `models.list()` under `baseURL = <server>/v3`, in OpenAI's shape).
+ * Each prints what the SDK returns as JSON, so the test checks it against the contract like the other samples.
+ */
+function openaiSample(operation, document) {
   const body = requestBodyOf(operation)?.value;
+  const success = successOf(operation, document);
   const client =
     'const openai = new OpenAI({ apiKey: process.env.SCRIBE_API_KEY, baseURL: `${process.env.SCRIBE_BASE_URL}/v3` });';
   const head = "import OpenAI from 'openai';";
+  const print = (name) => `console.log(JSON.stringify(${name}, null, 2));`;
   switch (operation.operationId) {
     case 'createOpenAiChatCompletion':
       return [
@@ -173,7 +217,8 @@ function openaiSample(operation) {
         '',
         client,
         `const completion = await openai.chat.completions.create(${tsValue(body)});`,
-        'console.log(completion.choices[0]?.message.content, completion.usage);',
+        print('completion'),
+        ...expectedComment('//', success),
       ].join('\n');
     case 'createOpenAiEmbedding':
       return [
@@ -181,7 +226,8 @@ function openaiSample(operation) {
         '',
         client,
         `const embeddings = await openai.embeddings.create(${tsValue(body)});`,
-        'console.log(embeddings.data[0]?.embedding.length, embeddings.usage);',
+        print('embeddings'),
+        ...expectedComment('//', success),
       ].join('\n');
     case 'createOpenAiAudioTranscription': {
       const rest = Object.fromEntries(Object.entries(body).filter(([name]) => name !== 'file'));
@@ -191,13 +237,141 @@ function openaiSample(operation) {
         '',
         client,
         `const transcription = await openai.audio.transcriptions.create(${tsValue(rest).replace(/^\{ ?/, "{ file: createReadStream('audio.wav'), ")});`,
-        'console.log(transcription.text);',
+        print('transcription'),
+        ...expectedComment('//', success),
       ].join('\n');
     }
+    case 'listModels':
+      return [
+        head,
+        '',
+        client,
+        '// The SDK pages through the list; `data` holds the models of this page (all of them: the list is short).',
+        'const models = await openai.models.list();',
+        print('models.data'),
+        ...expectedComment('//', success, success.example?.data),
+      ].join('\n');
     default:
       return null;
   }
 }
+
+/** A JSON value as Python source (a literal json.dumps encodes back to the same JSON). */
+function pyValue(value, indent = '') {
+  if (value === null) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'string' || typeof value === 'number') return JSON.stringify(value);
+  const inner = `${indent}    `;
+  if (Array.isArray(value)) {
+    const flat = `[${value.map((item) => pyValue(item, inner)).join(', ')}]`;
+    return flat.length <= 80
+      ? flat
+      : `[\n${value.map((item) => `${inner}${pyValue(item, inner)},`).join('\n')}\n${indent}]`;
+  }
+  const entries = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pyValue(v, inner)}`);
+  const flat = `{${entries.join(', ')}}`;
+  return flat.length <= 80 ? flat : `{\n${entries.map((e) => `${inner}${e},`).join('\n')}\n${indent}}`;
+}
+
+/**
+ * Python with the standard library only (urllib, json, hmac), so a reader needs nothing from another registry. A
+ * signed v2/v1 operation signs as docs/signing.md says: hex HMAC-SHA256 of `public_key\ntimestamp` keyed by the
+ * secret. An error answer ends the script with its status and body on one line.
+ */
+function pythonSample(path, method, operation, document) {
+  const auth = authOf(operation);
+  const imports = new Set(['json', 'os', 'urllib.error', 'urllib.request']);
+  const lines = [];
+  let url = `f"{os.environ['SCRIBE_BASE_URL']}${path}"`;
+  for (const raw of operation.parameters ?? []) {
+    const parameter = resolveParameter(document, raw);
+    if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, `{os.environ['${pathVariable(raw)}']}`);
+  }
+  if (operation.operationId === 'downloadV2TranscriptionResult') url = 'os.environ["RESULT_URL"]';
+  lines.push(`url = ${url}`);
+  lines.push('headers = {}');
+  if (auth === 'bearer') lines.push('headers["Authorization"] = f"Bearer {os.environ[\'SCRIBE_API_KEY\']}"');
+  if (auth === 'admin') lines.push('headers["X-Admin-Token"] = os.environ["SCRIBE_ADMIN_TOKEN"]');
+  if (auth === 'signed') {
+    for (const name of ['hashlib', 'hmac', 'time']) imports.add(name);
+    lines.push(
+      'public_key, secret = os.environ["SCRIBE_PUBLIC_KEY"], os.environ["SCRIBE_SECRET"]',
+      'timestamp = str(int(time.time()))',
+      'canonical = f"{public_key}\\n{timestamp}"',
+      'signature = hmac.new(secret.encode(), canonical.encode(), hashlib.sha256).hexdigest()',
+      'headers.update({"X-Public-Key": public_key, "X-Timestamp": timestamp, "X-Signature": signature})',
+    );
+  }
+  const body = requestBodyOf(operation);
+  let data = 'None';
+  if (body?.type === 'application/json') {
+    lines.push(`body = ${pyValue(body.value)}`);
+    lines.push('headers["Content-Type"] = "application/json"');
+    data = 'json.dumps(body).encode()';
+  } else if (body?.type === 'multipart/form-data') {
+    imports.add('uuid');
+    const fields = Object.entries(body.value).filter(([, value]) => value !== '<binary audio>');
+    const file = Object.entries(body.value).find(([, value]) => value === '<binary audio>')?.[0];
+    lines.push(
+      '# multipart/form-data by hand: the standard library has no encoder for it.',
+      'boundary = uuid.uuid4().hex',
+      `fields = ${pyValue(Object.fromEntries(fields.map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)])))}`,
+      'parts = [',
+      '    f\'--{boundary}\\r\\nContent-Disposition: form-data; name="{name}"\\r\\n\\r\\n{value}\\r\\n\'.encode()',
+      '    for name, value in fields.items()',
+      ']',
+    );
+    if (file)
+      lines.push(
+        'with open("audio.wav", "rb") as audio:',
+        '    parts.append(',
+        `        f'--{boundary}\\r\\nContent-Disposition: form-data; name="${file}"; filename="audio.wav"\\r\\n'`,
+        '        f"Content-Type: application/octet-stream\\r\\n\\r\\n".encode() + audio.read() + b"\\r\\n"',
+        '    )',
+      );
+    lines.push(
+      'parts.append(f"--{boundary}--\\r\\n".encode())',
+      'headers["Content-Type"] = f"multipart/form-data; boundary={boundary}"',
+    );
+    data = 'b"".join(parts)';
+  }
+  const streamed = body?.value?.stream === true;
+  lines.push(
+    `request = urllib.request.Request(url, data=${data}, headers=headers, method="${method.toUpperCase()}")`,
+    'try:',
+    '    with urllib.request.urlopen(request) as response:',
+  );
+  if (streamed)
+    lines.push(
+      '        for line in response:  # server-sent events, each `data:` line as the tokens are generated',
+      '            print(line.decode().rstrip("\\n"), flush=True)',
+    );
+  else
+    lines.push(
+      '        text = response.read().decode()',
+      '        is_json = response.headers.get_content_type() == "application/json"',
+    );
+  lines.push(
+    'except urllib.error.HTTPError as error:',
+    '    raise SystemExit(f"{error.code} {error.read().decode()}")',
+  );
+  if (!streamed) lines.push('print(json.dumps(json.loads(text), indent=2) if is_json else text)');
+  lines.push(...expectedComment('#', successOf(operation, document)));
+  return [...[...imports].sort().map((name) => `import ${name}`), '', ...lines].join('\n');
+}
+
+/**
+ * The reference's language switcher: Redoc shows a sample only when its label (lower-cased) is a key of this list,
+ * and its default list has no TypeScript and no OpenAI SDK. `lang` picks the highlighting.
+ */
+export const sampleLanguages = [
+  { label: 'curl', lang: 'bash' },
+  { label: 'TypeScript', lang: 'typescript' },
+  { label: 'Python', lang: 'python' },
+  { label: 'OpenAI SDK', lang: 'typescript' },
+  { label: 'Payload', lang: 'payload' },
+];
 
 /** Adds `x-codeSamples` to every operation of the bundled document (in place) and returns it. */
 export function addCodeSamples(document) {
@@ -207,9 +381,10 @@ export function addCodeSamples(document) {
       if (!operation) continue;
       const samples = [
         { lang: 'Shell', label: 'curl', source: curlSample(path, method, operation, document) },
-        { lang: 'TypeScript', label: 'scribe-client', source: typescriptSample(path, method, operation, document) },
+        { lang: 'TypeScript', label: 'TypeScript', source: typescriptSample(path, method, operation, document) },
+        { lang: 'Python', label: 'Python', source: pythonSample(path, method, operation, document) },
       ];
-      const openai = openaiSample(operation);
+      const openai = openaiSample(operation, document);
       if (openai) samples.push({ lang: 'TypeScript', label: 'OpenAI SDK', source: openai });
       operation['x-codeSamples'] = samples;
     }

@@ -1,9 +1,11 @@
 // The code samples of the bundled contract (`x-codeSamples`, written by `npm run generate` from each operation's
 // first request example) run against a real reference server: every curl sample exits 0 with `--fail-with-body`
-// (a 2xx answer), every TypeScript sample (scribe-client, and the official OpenAI SDK on the drop-in endpoints)
-// finishes without throwing. What a reader supplies is filled in: the server address and credentials, real ids of
-// fresh resources for the path variables, `audio.wav` (a real recording) in the working directory, and the
-// examples' placeholder hosts (media.example.com, hooks.example.com) replaced by a local media server.
+// (a 2xx answer), every Python sample (python3, standard library) exits 0, every TypeScript sample (scribe-client,
+// and the official OpenAI SDK where it applies) finishes without throwing; and what each prints is the answer its
+// "Expected output" comment shows: JSON valid against the operation's success schema, the text of a text answer. What
+// a reader supplies is filled in: the server address and credentials, real ids of fresh resources for the path
+// variables, `audio.wav` (a real recording) in the working directory, and the examples' placeholder hosts
+// (media.example.com, hooks.example.com) replaced by a local media server.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,15 @@ import { mediaServer } from '../../server/src/test-support/media-server.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 import { runToEnd } from '../support/processes.ts';
 import { canonicalString, sign } from '../support/sign-v2.ts';
-import { operations, type Operation } from '../contract/documents.ts';
+import {
+  createAjv,
+  escapePointer,
+  openapi,
+  operations,
+  resolve,
+  validatorAt,
+  type Operation,
+} from '../contract/documents.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const test = suite('x-codeSamples');
@@ -33,7 +43,40 @@ interface Sample {
   source: string;
 }
 const samplesOf = (op: Operation) => (op['x-codeSamples'] ?? []) as Sample[];
-const dropIns = ['createOpenAiChatCompletion', 'createOpenAiEmbedding', 'createOpenAiAudioTranscription'];
+/** The operations the official OpenAI SDK calls as they are (its path under `baseURL = <server>/v3`, its shape). */
+const openaiCompatible = [
+  'createOpenAiChatCompletion',
+  'createOpenAiEmbedding',
+  'createOpenAiAudioTranscription',
+  'listModels',
+];
+const ajv = createAjv();
+
+/**
+ * Whether what a sample printed is the operation's success answer: JSON output valid against the schema of the
+ * success response's JSON media type (the OpenAI SDK's model list prints the list's `data`), text for a text answer.
+ * Returns what is wrong, or null.
+ */
+function checkOutput(op: Operation, sample: Sample, stdout: string): string | null {
+  const status = Object.keys(op.responses).find((code) => code.startsWith('2'))!;
+  const raw = op.responses[status] as { $ref?: string };
+  const response = resolve<{ content?: Record<string, unknown> }>(openapi, raw);
+  const types = Object.keys(response.content ?? {});
+  if (!sample.source.includes(`Expected output (${status} ${types[0]})`))
+    return `its source does not show the expected ${status} ${types[0]} output`;
+  if (types[0] !== 'application/json') return stdout.trim() ? null : 'it printed nothing';
+  const base = raw.$ref
+    ? `openapi.json${raw.$ref}`
+    : `openapi.json#/paths/${escapePointer(op.path)}/${op.method}/responses/${status}`;
+  let printed: unknown;
+  try {
+    printed = JSON.parse(stdout);
+  } catch {
+    return `it printed no JSON: ${stdout.slice(0, 300)}`;
+  }
+  if (op.operationId === 'listModels' && sample.label === 'OpenAI SDK') printed = { object: 'list', data: printed };
+  return validatorAt(ajv, `${base}/content/application~1json/schema`)(printed);
+}
 
 interface Account {
   id: string;
@@ -209,48 +252,66 @@ test.after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test('every operation has a curl and a scribe-client sample; the OpenAI-compatible ones an OpenAI SDK sample too', () => {
+test('every operation has a curl, a TypeScript and a Python sample; the OpenAI-compatible ones an OpenAI SDK one', () => {
   for (const op of operations) {
     const labels = samplesOf(op).map((s) => s.label);
-    const expected = ['curl', 'scribe-client', ...(dropIns.includes(op.operationId) ? ['OpenAI SDK'] : [])];
+    const expected = [
+      'curl',
+      'TypeScript',
+      'Python',
+      ...(openaiCompatible.includes(op.operationId) ? ['OpenAI SDK'] : []),
+    ];
     assert.equal(labels, expected, op.operationId);
   }
 });
 
-test('every sample runs against the reference server', async () => {
+test('every sample runs against the reference server and prints the answer it shows', async () => {
   const failures: string[] = [];
-  const tsRuns: { file: string; env: Record<string, string>; name: string }[] = [];
-  let ran = 0;
+  const tsRuns: { file: string; env: Record<string, string>; name: string; op: Operation; sample: Sample }[] = [];
+  const ran: Record<string, number> = {};
+  const passed = (sample: Sample) => (ran[sample.label] = (ran[sample.label] ?? 0) + 1);
+  const judge = (op: Operation, sample: Sample, name: string, stdout: string) => {
+    const wrong = checkOutput(op, sample, stdout);
+    if (wrong) failures.push(`${name}: ${wrong}`);
+    else passed(sample);
+  };
   for (const op of operations) {
     for (const [n, sample] of samplesOf(op).entries()) {
       // Fresh resources for each sample: a curl sample that deletes or cancels must not leave its TypeScript
       // sibling a resource that is already gone.
       const env = await environmentFor(op);
       const name = `${op.operationId} (${sample.label})`;
-      if (sample.lang === 'Shell') {
-        const result = await runToEnd('bash', ['-c', `set -euo pipefail\n${localised(sample.source)}`], {
-          cwd: work,
-          env: { ...process.env, ...env },
-          timeoutMs: 120_000,
-        });
-        ran += 1;
+      if (sample.lang === 'Shell' || sample.lang === 'Python') {
+        const file = join(work, `sample-${op.operationId}.py`);
+        if (sample.lang === 'Python') writeFileSync(file, localised(sample.source));
+        const result =
+          sample.lang === 'Shell'
+            ? await runToEnd('bash', ['-c', `set -euo pipefail\n${localised(sample.source)}`], {
+                cwd: work,
+                env: { ...process.env, ...env },
+                timeoutMs: 120_000,
+              })
+            : await runToEnd('python3', [file], { cwd: work, env: { ...process.env, ...env }, timeoutMs: 120_000 });
         if (result.code !== 0) failures.push(`${name}: exit ${result.code}\n${result.stdout}${result.stderr}`);
+        else judge(op, sample, name, result.stdout);
       } else {
         const file = join(root, `.sample-${process.pid}-${op.operationId}-${n}.ts`);
         writeFileSync(file, localised(sample.source));
-        tsRuns.push({ file, env, name });
+        tsRuns.push({ file, env, name, op, sample });
       }
     }
   }
-  // All TypeScript samples in one process (each imported in turn with its own variables), so tsx starts once.
+  // All TypeScript samples in one process (each imported in turn with its own variables), so tsx starts once. Each
+  // sample's output is what it printed between its BEGIN and OK lines (stdout to a pipe is synchronous on Linux).
   const runner = join(root, `.samples-runner-${process.pid}.ts`);
   writeFileSync(
     runner,
     `process.chdir(${JSON.stringify(work)});
-const runs = ${JSON.stringify(tsRuns)};
+const runs = ${JSON.stringify(tsRuns.map(({ file, env, name }) => ({ file, env, name })))};
 let failed = 0;
 for (const run of runs) {
   Object.assign(process.env, run.env);
+  console.log('SAMPLE BEGIN ' + run.name);
   try {
     await import(run.file);
     console.log('SAMPLE OK ' + run.name);
@@ -268,18 +329,35 @@ process.exit(failed ? 1 : 0);
       env: process.env,
       timeoutMs: 300_000,
     });
-    const ok = result.stdout.match(/^SAMPLE OK /gm)?.length ?? 0;
-    ran += ok;
-    failures.push(...(result.stdout.match(/^SAMPLE FAILED .*$/gm) ?? []));
-    if (ok + (result.stdout.match(/^SAMPLE FAILED /gm)?.length ?? 0) !== tsRuns.length)
-      failures.push(`the TypeScript runner stopped: ${result.stderr.slice(-1500)}`);
+    let ended = 0;
+    for (const run of tsRuns) {
+      const begin = result.stdout.indexOf(`SAMPLE BEGIN ${run.name}\n`);
+      const end = result.stdout.slice(begin).search(/^SAMPLE (OK|FAILED) /m);
+      if (begin < 0 || end < 0) continue;
+      ended += 1;
+      const section = result.stdout.slice(begin, begin + end);
+      const outcome = result.stdout.slice(begin + end).split('\n')[0]!;
+      if (outcome.startsWith('SAMPLE FAILED')) failures.push(outcome);
+      else judge(run.op, run.sample, run.name, section.slice(section.indexOf('\n') + 1));
+    }
+    if (ended !== tsRuns.length) failures.push(`the TypeScript runner stopped: ${result.stderr.slice(-1500)}`);
   } finally {
     for (const { file } of tsRuns) rmSync(file, { force: true });
     rmSync(runner, { force: true });
   }
   assert.equal(failures, [], 'samples that failed');
-  assert.ok(ran >= operations.length * 2, `only ${ran} samples ran`);
-  console.log(`${ran} code samples ran against the reference server`);
+  const total = Object.values(ran).reduce((sum, count) => sum + count, 0);
+  assert.is(
+    total,
+    operations.reduce((sum, op) => sum + samplesOf(op).length, 0),
+  );
+  assert.is(ran.Python, operations.length);
+  console.log(
+    `${total} code samples ran against the reference server and printed their answer: ` +
+      Object.entries(ran)
+        .map(([label, count]) => `${label} ${count}`)
+        .join(', '),
+  );
 });
 
 test.run();
