@@ -5,12 +5,20 @@ import { join } from 'node:path';
 import { escapeHtml, menu, renderGuides, style } from './render-guides.mjs';
 import { buildPlayground } from '../docs/playground/build-playground.mjs';
 import { redocly, root } from './spec-tools.mjs';
+import { sampleLanguages } from './code-samples.mjs';
+import { packIntoSite } from './docs/pack-packages.mjs';
 
 const site = join(root, 'docs/site');
 mkdirSync(site, { recursive: true });
 
 const pages = [
-  { file: 'api.html', source: 'generated/openapi.yaml', title: 'Scribe HTTP API' },
+  {
+    file: 'api.html',
+    source: 'generated/openapi.yaml',
+    title: 'Scribe HTTP API',
+    // Redoc shows only the code samples whose label is in its language list (its default has no TypeScript).
+    options: ['--openapi', JSON.stringify({ codeSamples: { languages: sampleLanguages } })],
+  },
   { file: 'streaming.html', source: 'generated/asyncapi.yaml', title: 'Scribe streaming API' },
 ];
 
@@ -28,7 +36,16 @@ const cdnAssets = {
 
 for (const page of pages) {
   const output = join(site, page.file);
-  redocly(['build-docs', page.source, '--inlineBundle', '--title', page.title, '--output', output]);
+  redocly([
+    'build-docs',
+    page.source,
+    '--inlineBundle',
+    '--title',
+    page.title,
+    '--output',
+    output,
+    ...(page.options ?? []),
+  ]);
   let html = readFileSync(output, 'utf8');
   for (const [url, local] of Object.entries(cdnAssets)) html = html.replaceAll(url, local);
   // No favicon request to the server (a 404 in the browser's console): an empty icon inside the page.
@@ -41,6 +58,7 @@ for (const page of pages) {
 }
 
 const guides = renderGuides(join(root, 'docs/guides'), site);
+const packed = packIntoSite(root, site);
 await buildPlayground(site, { menu: (prefix, current) => menu(guides, prefix, current), style, externalLoad });
 
 writeFileSync(
@@ -67,5 +85,6 @@ ${guides.map((g) => `<li><a href="guides/${g.name}.html">${escapeHtml(g.title)}<
 `,
 );
 console.log(
-  `docs/site/: ${pages.map((p) => p.file).join(', ')}, index.html, playground.html, guides/ (${guides.length})`,
+  `docs/site/: ${pages.map((p) => p.file).join(', ')}, index.html, playground.html, guides/ (${guides.length}), ` +
+    `packages/ (${packed.map((p) => p.filename).join(', ')})`,
 );

@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { wavOf } from '../../conformance/core/audio.ts';
 import { ADMIN, startServer, stopServer, type Server } from '../../conformance/suites/reference-server.ts';
 import { runToEnd, type Ran } from '../support/processes.ts';
+import { packLock } from '../../scripts/docs/pack-packages.mjs';
 import {
   chatAnswerOn,
   createAccountOn,
@@ -199,11 +200,22 @@ packages.before(async (context) => {
     }),
   );
 
-  const packed = await npm(['pack', '--workspaces', '--json', '--pack-destination', context.work], root);
+  // Under the lock every pack of the workspaces takes (a docs build packs them too, through the same dist/ folders),
+  // and postpack's cleaning checked before the lock is let go.
+  const packed = await run(
+    'flock',
+    [
+      packLock(root),
+      'bash',
+      '-c',
+      `npm pack --workspaces --json --pack-destination ${JSON.stringify(context.work)} --loglevel=error && ` +
+        `{ ! test -e client/dist && ! test -e conformance/dist || { echo 'postpack left a dist/ folder' >&2; exit 1; }; }`,
+    ],
+    { cwd: root },
+  );
   assert.is(packed.code, 0, packed.stderr);
   const entries = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { name: string; filename: string }[];
   context.tarballs = Object.fromEntries(entries.map((entry) => [entry.name, join(context.work, entry.filename)]));
-  assert.ok(!existsSync(join(root, 'client/dist')) && !existsSync(join(root, 'conformance/dist')), 'postpack cleans');
 
   for (const [name, tarball] of Object.entries(context.tarballs)) {
     const project = emptyProject(`${name}-user`);

@@ -1,6 +1,7 @@
 // The guides in docs/guides/: their titles and fenced code blocks. A block's info string says whether the guide test
 // runs it (```sh run, ```ts run, ```python run) or why it cannot (```sh norun: <reason>); a block without either is
-// an error, so no command in a guide goes untested by accident.
+// an error, so no command in a guide goes untested by accident. A block marked `output` (```text output) is the
+// expected output of the code block before it, `…` standing for what changes from run to run.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -13,6 +14,8 @@ export interface GuideBlock {
   reason: string | null;
   code: string;
   line: number;
+  /** The `output` block that follows it: what it prints. */
+  output?: string;
 }
 
 export interface Guide {
@@ -37,7 +40,9 @@ export function readGuide(file: string): Guide {
     for (i += 1; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
     const [lang, info] = [open[1]!, open[2]!.trim()];
     const norun = info.match(/^norun:\s*(\S.*)$/);
-    if (info === 'run') blocks.push({ lang, run: true, reason: null, code: body.join('\n'), line: start + 1 });
+    if (info === 'output' && blocks.length > 0 && blocks.at(-1)!.output === undefined)
+      blocks.at(-1)!.output = body.join('\n');
+    else if (info === 'run') blocks.push({ lang, run: true, reason: null, code: body.join('\n'), line: start + 1 });
     else if (norun) blocks.push({ lang, run: false, reason: norun[1]!, code: body.join('\n'), line: start + 1 });
     else unmarked.push({ line: start + 1, info: `${lang} ${info}`.trim() });
   }
