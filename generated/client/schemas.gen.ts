@@ -2129,6 +2129,7 @@ export const JsonSchemaDefinitionSchema = {
         },
         schema: {
             type: 'object',
+            additionalProperties: true,
             description: 'The JSON Schema (draft 2020-12) the answer must validate against.'
         },
         strict: {
@@ -2585,14 +2586,13 @@ export const ChatCompletionChunkChoiceSchema = {
             $ref: '#/components/schemas/ChatCompletionDelta'
         },
         finish_reason: {
-            type: [
-                'string',
-                'null'
-            ],
-            enum: [
-                'stop',
-                'length',
-                null
+            oneOf: [
+                {
+                    $ref: '#/components/schemas/FinishReason'
+                },
+                {
+                    type: 'null'
+                }
             ],
             description: 'null on every chunk but the finishing one, which has `stop` (the answer is complete) or `length` (cut by\n`max_tokens` or by the end of the context window). Extension: always present, as in OpenAI\'s chunks.\n',
             examples: [
@@ -4638,10 +4638,7 @@ export const OpenAIAudioTranscriptionRequestSchema = {
         'timestamp_granularities[]': {
             type: 'array',
             uniqueItems: true,
-            default: [
-                'segment'
-            ],
-            description: 'Timing detail of a `verbose_json` answer: `word` adds `words`, `segment` adds `segments` (the default). Send\nthe form field once per value. Ignored for the other formats.\n',
+            description: 'Timing detail of a `verbose_json` answer: `word` adds `words`, `segment` adds `segments`. Without the field:\n`[segment]`. Send the form field once per value. Ignored for the other formats.\n',
             items: {
                 type: 'string',
                 enum: [
@@ -5225,14 +5222,35 @@ export const V2TranscriptionCreateRequestSchema = {
     additionalProperties: false,
     oneOf: [
         {
+            title: 'V2TranscriptionFromFile',
+            description: 'The media is uploaded as `file`.',
+            type: 'object',
             required: [
                 'file'
-            ]
+            ],
+            properties: {
+                file: {
+                    type: 'string',
+                    format: 'binary',
+                    contentMediaType: 'application/octet-stream'
+                }
+            }
         },
         {
+            title: 'V2TranscriptionFromUrl',
+            description: 'The media is downloaded from `source_url`.',
+            type: 'object',
             required: [
                 'source_url'
-            ]
+            ],
+            properties: {
+                source_url: {
+                    type: 'string',
+                    examples: [
+                        'https://media.example.com/interview.mp3'
+                    ]
+                }
+            }
         }
     ],
     properties: {
@@ -5727,8 +5745,8 @@ export const V2TranscriptChatRequestSchema = {
             'max_tokens'
         ],
         properties: {
-            maxTokens: true,
-            max_tokens: true
+            maxTokens: {},
+            max_tokens: {}
         }
     },
     properties: {

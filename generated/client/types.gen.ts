@@ -1214,7 +1214,7 @@ export type ChatCompletionChunkChoice = {
      * `max_tokens` or by the end of the context window). Extension: always present, as in OpenAI's chunks.
      *
      */
-    finish_reason: 'stop' | 'length' | null;
+    finish_reason: FinishReason | null;
 };
 
 /**
@@ -2125,8 +2125,8 @@ export type OpenAiAudioTranscriptionRequest = {
      */
     temperature?: number;
     /**
-     * Timing detail of a `verbose_json` answer: `word` adds `words`, `segment` adds `segments` (the default). Send
-     * the form field once per value. Ignored for the other formats.
+     * Timing detail of a `verbose_json` answer: `word` adds `words`, `segment` adds `segments`. Without the field:
+     * `[segment]`. Send the form field once per value. Ignored for the other formats.
      *
      */
     'timestamp_granularities[]'?: Array<'word' | 'segment'>;
@@ -2389,7 +2389,11 @@ export type V2InternalServerErrorResponse = V2ErrorResponse & {
     error?: 'INTERNAL_ERROR';
 };
 
-export type V2TranscriptionCreateRequest = unknown & {
+export type V2TranscriptionCreateRequest = ({
+    file: Blob | File;
+} | {
+    source_url: string;
+}) & {
     /**
      * The media file (audio or video; for example mp3, wav, ogg, opus, m4a, webm, flac).
      */

@@ -840,7 +840,7 @@ export const zChatCompletionDelta = z.object({
 export const zChatCompletionChunkChoice = z.object({
     index: z.int().gte(0),
     delta: zChatCompletionDelta,
-    finish_reason: z.enum(['stop', 'length']).nullable()
+    finish_reason: zFinishReason.nullable()
 });
 
 /**
@@ -1369,7 +1369,7 @@ export const zOpenAiAudioTranscriptionRequest = z.object({
         'verbose_json'
     ]).optional(),
     temperature: z.number().gte(0).lte(1).optional().default(0),
-    'timestamp_granularities[]': z.array(z.enum(['word', 'segment'])).optional().default(['segment'])
+    'timestamp_granularities[]': z.array(z.enum(['word', 'segment'])).optional()
 });
 
 /**
@@ -1551,7 +1551,14 @@ export const zV2InternalServerErrorResponse = zV2ErrorResponse.and(z.object({
     error: z.enum(['INTERNAL_ERROR']).optional()
 }));
 
-export const zV2TranscriptionCreateRequest = z.intersection(z.unknown(), z.object({
+export const zV2TranscriptionCreateRequest = z.intersection(z.union([
+    z.object({
+        file: z.string()
+    }),
+    z.object({
+        source_url: z.string()
+    })
+]), z.object({
     file: z.string().optional(),
     source_url: zHttpUrl.optional(),
     language: z.string().max(35).regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().default('ru'),

@@ -8,11 +8,17 @@ interface BodySchema {
   oneOf?: { required?: string[]; [key: string]: unknown }[];
 }
 
-/** The field names when every variant is exactly `{ required: [name] }`, else undefined. */
+/**
+ * The field names when every variant requires exactly one field and checks nothing else (an object type naming that
+ * field, its own checks left to the body's `properties`), else undefined.
+ */
 function alternativesOf(schema: BodySchema | undefined): string[] | undefined {
   const variants = schema?.oneOf;
   if (!variants || variants.length < 2) return undefined;
-  const names = variants.map((v) => (Object.keys(v).length === 1 && v.required?.length === 1 ? v.required[0] : null));
+  const annotations = new Set(['required', 'type', 'properties', 'title', 'description']);
+  const names = variants.map((v) =>
+    Object.keys(v).every((key) => annotations.has(key)) && v.required?.length === 1 ? v.required[0] : null,
+  );
   return names.every((name): name is string => name !== null) ? names : undefined;
 }
 
