@@ -59,7 +59,7 @@ async function runActive(name: string, operationId: string, answer: (request: Pa
 
 const ok = () => crafted('GET', '/v3/models', 200, MODELS, RATE_HEADERS);
 
-test('all 28 checks are registered by name', () => {
+test('all 33 checks are registered by name', () => {
   const names = registeredChecks()
     .map((c) => c.name)
     .sort();
@@ -73,11 +73,14 @@ test('all 28 checks are registered by name', () => {
     'error_type_status_map',
     'idempotency_conformance',
     'ignored_auth',
+    'json_mode_conformance',
     'list_pagination_consistency',
     'missing_required_header',
     'negative_data_rejection',
+    'no_overspend_conformance',
     'not_a_server_error',
     'positive_data_acceptance',
+    'price_order_conformance',
     'rate_limit_conformance',
     'request_id_echo',
     'reservation_consistency',
@@ -89,8 +92,10 @@ test('all 28 checks are registered by name', () => {
     'status_code_conformance',
     'stream_protocol_conformance',
     'sync_create_ready',
+    'task_outcome_conformance',
     'unsupported_method',
     'use_after_free',
+    'webhook_disable_conformance',
     'webhook_signature_conformance',
   ]);
 });
@@ -123,6 +128,75 @@ test('status_code_conformance: an undocumented status and an unexpected one fail
     'Unexpected status code',
   );
   assert.is(runResponse('status_code_conformance', ok()).length, 0);
+  const blocked = crafted('POST', '/v3/webhooks/update/x', 409, v3Error('invalid_state'));
+  const expected = { kind: 'status' as const, statuses: [409], reason: 'blocked', code: 'user_blocked' };
+  assert.is(runResponse('status_code_conformance', blocked, expected)[0]!.title, 'Unexpected error code');
+  const right = crafted('POST', '/v3/webhooks/update/x', 409, v3Error('user_blocked'));
+  assert.is(runResponse('status_code_conformance', right, expected).length, 0);
+  const v2 = crafted('POST', '/v2/transcriptions', 402, { error: 'INSUFFICIENT_FUNDS', message: 'm', errors: {} });
+  const funds = { kind: 'status' as const, statuses: [402], reason: 'empty', code: 'INSUFFICIENT_FUNDS' };
+  assert.is(runResponse('status_code_conformance', v2, funds).length, 0);
+});
+
+test('task_outcome_conformance: a dead link that completes, or fails with another code, fails; the right end passes', () => {
+  const read = (data: unknown) => crafted('GET', `/v3/transcriptions/status/${TASK}`, 200, { data });
+  const expected = { status: 'failed', code: 'download_failed' };
+  const completed = read({ id: TASK, status: 'completed', progress: 100 });
+  assert.is(runTrace('task_outcome_conformance', { setup: 'dead', observations: [completed], expected }).length, 1);
+  const other = read({ id: TASK, status: 'failed', error: { code: 'task_failed' } });
+  assert.is(runTrace('task_outcome_conformance', { setup: 'dead', observations: [other], expected }).length, 1);
+  const right = read({ id: TASK, status: 'failed', error: { code: 'download_failed' } });
+  assert.is(runTrace('task_outcome_conformance', { setup: 'dead', observations: [right], expected }).length, 0);
+  const followed = { status: 'completed' };
+  assert.is(
+    runTrace('task_outcome_conformance', { setup: 'hops', observations: [completed], expected: followed }).length,
+    0,
+  );
+});
+
+test('json_mode_conformance: prose, an array for json_object and a schema miss fail; conforming JSON passes', () => {
+  const answer = (content: string) =>
+    crafted('POST', '/v3/chat/completions/create', 200, { choices: [{ message: { role: 'assistant', content } }] });
+  const object = { type: 'json_object' };
+  const schema = {
+    type: 'json_schema',
+    json_schema: {
+      name: 'n',
+      schema: { type: 'object', required: ['legs'], properties: { legs: { type: 'integer' } } },
+    },
+  };
+  assert.is(runTrace('json_mode_conformance', { exchange: answer('a cat'), responseFormat: object }).length, 1);
+  assert.is(runTrace('json_mode_conformance', { exchange: answer('[1]'), responseFormat: object }).length, 1);
+  assert.is(runTrace('json_mode_conformance', { exchange: answer('{"a":1}'), responseFormat: object }).length, 0);
+  assert.is(runTrace('json_mode_conformance', { exchange: answer('{"legs":"4"}'), responseFormat: schema }).length, 1);
+  assert.is(runTrace('json_mode_conformance', { exchange: answer('{"legs":4}'), responseFormat: schema }).length, 0);
+});
+
+test('webhook_disable_conformance: a gone endpoint still enabled, or disabled without a reason, fails', () => {
+  const list = (hook: Record<string, unknown>) =>
+    crafted('GET', '/v3/webhooks/list', 200, { data: [{ id: TASK, ...hook }], has_more: false, next_cursor: null });
+  assert.is(runTrace('webhook_disable_conformance', { webhookId: TASK, listed: list({ enabled: true }) }).length, 1);
+  const silent = list({ enabled: false, disabled_reason: null });
+  assert.is(runTrace('webhook_disable_conformance', { webhookId: TASK, listed: silent }).length, 1);
+  const gone = list({ enabled: false, disabled_reason: 'The endpoint answered 410 Gone.' });
+  assert.is(runTrace('webhook_disable_conformance', { webhookId: TASK, listed: gone }).length, 0);
+});
+
+test('no_overspend_conformance: two accepted where one was paid for fails, and so does a refusal other than 402', () => {
+  const created = () => crafted('POST', '/v3/transcriptions/async/create', 202, { transcription_id: TASK });
+  const refused = (status: number) =>
+    crafted('POST', '/v3/transcriptions/async/create', status, v3Error('insufficient_balance'));
+  const trace = (answers: Exchange[]) => runTrace('no_overspend_conformance', { affordable: 1, answers });
+  assert.is(trace([created(), created(), refused(402)]).length, 1);
+  assert.is(trace([created(), refused(400)]).length, 1);
+  assert.is(trace([created(), refused(402), refused(402), refused(402)]).length, 0);
+});
+
+test('price_order_conformance: queue dearer than or equal to lightning fails; cheaper passes', () => {
+  const quote = (amount: number) => crafted('POST', '/v3/billing/calculate', 200, { amount, currency: 'RUB' });
+  assert.is(runTrace('price_order_conformance', { queue: quote(3), lightning: quote(3) }).length, 1);
+  assert.is(runTrace('price_order_conformance', { queue: quote(4), lightning: quote(3) }).length, 1);
+  assert.is(runTrace('price_order_conformance', { queue: quote(1.5), lightning: quote(3) }).length, 0);
 });
 
 test('content_type_conformance: text/html fails; application/json passes', () => {

@@ -27,3 +27,8 @@ import './webhook-signature-conformance.ts';
 import './stream-protocol-conformance.ts';
 import './sse-conformance.ts';
 import './idempotency-conformance.ts';
+import './task-outcome-conformance.ts';
+import './json-mode-conformance.ts';
+import './price-order-conformance.ts';
+import './webhook-disable-conformance.ts';
+import './no-overspend-conformance.ts';

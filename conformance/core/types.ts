@@ -47,8 +47,11 @@ export type Expectation =
   | { kind: 'positive' }
   | { kind: 'negative'; reason: string; field?: string; location?: 'body' | 'query' | 'header' | 'path' }
   | { kind: 'any' }
-  /** A scenario step whose outcome the document fixes (a blocked account's 403, an empty balance's 402). */
-  | { kind: 'status'; statuses: number[]; reason: string };
+  /**
+   * A scenario step whose outcome the document fixes (a blocked account's 403, an empty balance's 402), and the
+   * error code (v3 `error.code`, v2 `error`) when the document fixes that too.
+   */
+  | { kind: 'status'; statuses: number[]; reason: string; code?: string };
 
 export interface Failure {
   check: string;
