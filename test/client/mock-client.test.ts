@@ -1,8 +1,11 @@
 // The generated client against the contract's Prism mock: a JSON call (Bearer), a multipart upload and a signed v2
-// call, each checked for the headers it sent and for a response that matches the generated zod schema.
+// call (signed by scribe-client's signV2Request), each checked for the headers it sent and for a response that matches
+// the generated zod schema.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { signV2Request } from '../../client/src/sign-v2-request.ts';
 import { createClient } from '../../generated/client/client/index.ts';
 import { calculateV2TranscriptionCost, createSyncTranscription, listModels } from '../../generated/client/sdk.gen.ts';
 import {
@@ -11,7 +14,6 @@ import {
   zListModelsResponse,
 } from '../../generated/client/zod.gen.ts';
 import { freePort, startProcess, type Started } from '../support/processes.ts';
-import { canonicalString, sign, signingInterceptor } from '../support/sign-v2.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let prism: Started;
@@ -70,7 +72,9 @@ test('multipart: createSyncTranscription uploads the file as multipart/form-data
 
 test('signed v2: calculateV2TranscriptionCost carries the three headers with a verifiable signature', async () => {
   const client = createClient({ baseUrl, fetch: recordingFetch });
-  client.interceptors.request.use(signingInterceptor('pk_test_public', 'test-secret'));
+  client.interceptors.request.use((request) =>
+    signV2Request(request, { publicKey: 'pk_test_public', secret: 'test-secret' }),
+  );
   const { data, response } = await calculateV2TranscriptionCost({
     client,
     body: { priority: 'queue', duration: '01:30' },
@@ -80,7 +84,8 @@ test('signed v2: calculateV2TranscriptionCost carries the three headers with a v
   const timestamp = request.headers.get('x-timestamp')!;
   assert.is(request.headers.get('x-public-key'), 'pk_test_public');
   assert.ok(Math.abs(Number(timestamp) - Date.now() / 1000) < 5, 'timestamp is now');
-  assert.is(request.headers.get('x-signature'), sign('test-secret', canonicalString('pk_test_public', timestamp)));
+  const expected = createHmac('sha256', 'test-secret').update(`pk_test_public\n${timestamp}`).digest('hex');
+  assert.is(request.headers.get('x-signature'), expected, "the interface document's canonical string");
   assert.equal(await request.json(), { priority: 'queue', duration: '01:30' });
   assert.type(zCalculateV2TranscriptionCostResponse.parse(data).cost, 'number');
 });

@@ -132,15 +132,18 @@ for (const kind of databaseKinds) {
     const account = await fresh();
     const headers = await h.signatureHeaders(account.signer, 'POST', CALCULATE, undefined);
     const good = headers['X-Signature']!;
+    // Each request carries the timestamp `good` was made for (a second may pass between them).
+    const timestamp = Number(headers['X-Timestamp']);
     const flipped = (good[0] === '0' ? '1' : '0') + good.slice(1);
     for (const signature of [flipped, good.slice(0, 63), `${good}00`, 'z'.repeat(64), '']) {
-      const reply = await h.signed(account.signer, 'POST', CALCULATE, { json: calculateBody, signature });
+      const reply = await h.signed(account.signer, 'POST', CALCULATE, { json: calculateBody, signature, timestamp });
       expectReply(reply, 401, v2Unauthorized(signature === '' ? MISSING_HEADERS : 'Invalid signature.'));
     }
     // Upper-case hex of the right signature is the same signature.
     const upper = await h.signed(account.signer, 'POST', CALCULATE, {
       json: calculateBody,
       signature: good.toUpperCase(),
+      timestamp,
     });
     assert.is(upper.status, 200, upper.text);
   });

@@ -5,11 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'uvu';
+import { signV2Request } from '../../../client/src/sign-v2-request.ts';
 import type { AccountCreated, AccountCreateRequest } from '../../../generated/client/types.gen.ts';
 import { createApp, type App } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import type { Database, DatabaseKind } from '../db/database.ts';
-import { canonicalString, canonicalStringV2, sign } from '../../../test/support/sign-v2.ts';
 import { checkResponse } from './contract-check.ts';
 import { ADMIN_TOKEN, freshDatabase } from './test-databases.ts';
 
@@ -156,17 +156,41 @@ export async function startHarness(kind: DatabaseKind, options: HarnessOptions =
   }
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
-  async function request(method: string, path: string, requestOptions: RequestOptions = {}): Promise<Reply> {
+  /** The request as it goes on the wire: JSON encoded, a form left for fetch to encode (with its boundary). */
+  function wireRequest(method: string, path: string, requestOptions: RequestOptions): Request {
     const headers: Record<string, string> = { ...requestOptions.headers };
     let body: string | FormData | undefined = requestOptions.form ?? requestOptions.body;
     if (requestOptions.json !== undefined) {
       body = JSON.stringify(requestOptions.json);
       headers['Content-Type'] ??= 'application/json';
     }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-    const reply = await readReply(response);
+    return new Request(`${baseUrl}${path}`, { method, headers, body });
+  }
+
+  async function send(request: Request, method: string, path: string): Promise<Reply> {
+    const reply = await readReply(await fetch(request));
     checkResponse({ method, path: new URL(path, baseUrl).pathname }, reply);
     return reply;
+  }
+
+  const request = (method: string, path: string, requestOptions: RequestOptions = {}) =>
+    send(wireRequest(method, path, requestOptions), method, path);
+
+  /**
+   * Signs `request` with scribe-client's signV2Request (version 2 over the very bytes it will send, a multipart body
+   * with its boundary included), at `timestamp` and without a nonce unless the test sets its own header; a
+   * `signature` replaces the computed one (tampering).
+   */
+  async function sign(request: Request, signer: Signer, signOptions: SignOptions): Promise<Request> {
+    const timestamp = signOptions.timestamp;
+    await signV2Request(request, {
+      ...signer,
+      version: signOptions.version ?? 1,
+      nonce: false,
+      ...(timestamp === undefined ? {} : { now: () => timestamp * 1000 }),
+    });
+    if (signOptions.signature !== undefined) request.headers.set('X-Signature', signOptions.signature);
+    return request;
   }
 
   async function signatureHeaders(
@@ -176,17 +200,11 @@ export async function startHarness(kind: DatabaseKind, options: HarnessOptions =
     body: string | undefined,
     signOptions: SignOptions = {},
   ): Promise<Record<string, string>> {
-    const timestamp = String(signOptions.timestamp ?? Math.floor(Date.now() / 1000));
-    const canonical =
-      signOptions.version === 2
-        ? await canonicalStringV2(signer.publicKey, timestamp, new Request(`${baseUrl}${path}`, { method, body }))
-        : canonicalString(signer.publicKey, timestamp);
-    return {
-      'X-Public-Key': signer.publicKey,
-      'X-Timestamp': timestamp,
-      'X-Signature': signOptions.signature ?? sign(signer.secret, canonical),
-      ...(signOptions.version === 2 ? { 'X-Signature-Version': '2' } : {}),
-    };
+    const signed = await sign(new Request(`${baseUrl}${path}`, { method, body }), signer, signOptions);
+    const names = ['X-Public-Key', 'X-Timestamp', 'X-Signature', 'X-Signature-Version'];
+    return Object.fromEntries(
+      names.flatMap((name) => (signed.headers.has(name) ? [[name, signed.headers.get(name)!]] : [])),
+    );
   }
 
   const provisioned = (created: AccountCreated): Provisioned => ({
@@ -211,17 +229,11 @@ export async function startHarness(kind: DatabaseKind, options: HarnessOptions =
       }),
     signatureHeaders,
     async signed(signer, method, path, requestOptions = {}) {
-      const body = requestOptions.json !== undefined ? JSON.stringify(requestOptions.json) : requestOptions.body;
-      const headers = await signatureHeaders(signer, method, path, body, requestOptions);
-      return request(method, path, {
-        ...requestOptions,
-        ...(requestOptions.json !== undefined ? { json: undefined, body } : {}),
-        headers: {
-          ...(requestOptions.json !== undefined ? { 'Content-Type': 'application/json' } : {}),
-          ...headers,
-          ...requestOptions.headers,
-        },
-      });
+      // Signed as sent: the headers a test passes are applied after the signature, so they can tamper with it.
+      const { headers: overrides, ...rest } = requestOptions;
+      const signed = await sign(wireRequest(method, path, rest), signer, requestOptions);
+      for (const [name, value] of Object.entries(overrides ?? {})) signed.headers.set(name, value);
+      return send(signed, method, path);
     },
     admin: (method, path, requestOptions = {}) =>
       request(method, path, {
