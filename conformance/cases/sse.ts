@@ -1,7 +1,9 @@
 // Phase "sse": streamed chat answers on every surface that streams (v3, the OpenAI drop-in, v2) with a small
 // max_tokens and the usage chunk asked for; each response is judged by sse_conformance. Operations that answer
-// 501 are reported as not run.
+// 501 are reported as not run. When v3 chat answers, the JSON modes and the token billing follow
+// (chat-outcomes.ts).
 import { errorCode, type RunContext } from '../core/run-context.ts';
+import { chatBilling, chatJsonModes } from './chat-outcomes.ts';
 import { call } from './stateful/steps.ts';
 
 const QUESTION = [{ role: 'user', content: 'Say hello in three words.' }];
@@ -40,6 +42,7 @@ export async function runSse(run: RunContext): Promise<void> {
       },
     ],
   ];
+  let chatAnswers = false;
   for (const [operationId, body] of surfaces) {
     if (!run.isSelected(operationId)) continue;
     if (run.skipUnimplemented(run.spec.byId(operationId), 'sse')) continue;
@@ -60,5 +63,9 @@ export async function runSse(run: RunContext): Promise<void> {
       continue;
     }
     run.trace('sse_conformance', { exchange, includeUsage: true }, 'sse', operationId);
+    if (operationId === 'createChatCompletion') chatAnswers = true;
   }
+  if (!chatAnswers) return;
+  await chatJsonModes(run, actor);
+  if (run.accounts.provision) await chatBilling(run, await run.accounts.provision(100, 'chat-billing'));
 }

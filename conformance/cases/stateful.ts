@@ -1,12 +1,17 @@
 // Phase "stateful": scenarios that follow the document's links and the task lifecycle against real state. With an
 // admin token each scenario gets its own throwaway account (so they run side by side, each under its own rate
 // limit) and the account-state scenarios run; without one, the main credentials are used and those are not run.
+// The v2 free-chat scenario runs when GET /v3/models lists an available chat model; `--slow` adds slow.ts alongside.
 import type { RunContext } from '../core/run-context.ts';
 import { blockedAccount, emptyBalance, keyLimit, rateLimit } from './stateful/account-states.ts';
 import { keyRevocation, webhookDeletion } from './stateful/deletions.ts';
 import { idempotentCreate } from './stateful/idempotency.ts';
 import { crossAccountIsolation } from './stateful/isolation.ts';
 import { linkAndCancel } from './stateful/link-and-cancel.ts';
+import { concurrentJobs, goneWebhook, noOverspend } from './stateful/limits.ts';
+import { absentModel, linkOutcomes, priceOrder, undecodableUpload, unsupportedLanguage } from './stateful/outcomes.ts';
+import { runSlow } from './slow.ts';
+import { v2ChatNotReady, v2FreeQuota } from './stateful/v2-chat.ts';
 import { startReceiver } from './stateful/receiver.ts';
 import { streamReservation } from './stateful/stream-reservation.ts';
 import { syncCreateLinks } from './stateful/sync-create.ts';
@@ -14,6 +19,13 @@ import type { Actor } from './stateful/steps.ts';
 import { bodyOf, call } from './stateful/steps.ts';
 import { transcriptionLifecycle } from './stateful/transcription-lifecycle.ts';
 import { v2Lifecycle } from './stateful/v2-lifecycle.ts';
+
+async function chatModelListed(run: RunContext, actor: Actor): Promise<boolean> {
+  const models = bodyOf<{ data?: { type?: string; status?: string }[] }>(
+    await call(run, actor, 'listModels', { label: 'which chat models are available' }),
+  );
+  return (models?.data ?? []).some((m) => m.type === 'chat' && m.status === 'available');
+}
 
 export async function runStateful(run: RunContext): Promise<void> {
   const provision = run.accounts.provision;
@@ -24,13 +36,18 @@ export async function runStateful(run: RunContext): Promise<void> {
     return undefined;
   });
   try {
-    const [owner, v2Owner, linkOwner, deleter, streamer] = await Promise.all([
+    const [owner, v2Owner, linkOwner, deleter, streamer, outcomes, quota, jobs, slow] = await Promise.all([
       actor('lifecycle'),
       actor('v2'),
       actor('links'),
       actor('deletions'),
       actor('stream-billing'),
+      actor('outcomes'),
+      actor('v2-chat', 1000),
+      actor('jobs', 1000),
+      run.options.slow ? actor('slow', 1000) : undefined,
     ]);
+    const chatModel = await chatModelListed(run, owner);
     const [lifecycle, v2TaskId] = await Promise.all([
       transcriptionLifecycle(run, owner, receiver),
       v2Lifecycle(run, v2Owner),
@@ -44,6 +61,24 @@ export async function runStateful(run: RunContext): Promise<void> {
       provision ? rateLimit(run, provision) : undefined,
       provision ? keyLimit(run, provision) : undefined,
       provision ? streamReservation(run, streamer) : undefined,
+      linkOutcomes(run, outcomes, receiver)
+        .then(() => undecodableUpload(run, outcomes))
+        .then(() => absentModel(run, outcomes))
+        .then(() => unsupportedLanguage(run, outcomes))
+        .then(() => priceOrder(run, outcomes))
+        .then(() => goneWebhook(run, outcomes, receiver)),
+      concurrentJobs(run, jobs, receiver),
+      provision ? noOverspend(run, provision) : undefined,
+      v2ChatNotReady(run, quota, receiver).then(() =>
+        chatModel
+          ? v2FreeQuota(run, quota)
+          : run.recorder.skipped({
+              what: 'v2 free chat requests',
+              phase: 'stateful',
+              reason: 'GET /v3/models lists no available chat model (chat would be answered 503 engine_unavailable)',
+            }),
+      ),
+      slow ? runSlow(run, slow) : undefined,
     ]);
     if (!provision) {
       for (const what of [

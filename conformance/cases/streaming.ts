@@ -1,8 +1,10 @@
 // Phase "streaming": the AsyncAPI session over a real WebSocket. A session is created over HTTP, the ticket URL is
 // opened, `session` is sent, the audio follows in 100 ms binary frames and `end` closes it: the server's frames
 // must be documented messages that validate, in order session.started … session.completed, then close 1000. The
-// same ticket a second time must be refused (error frame + 4401), and audio before `session` is 4400. While the
-// server answers 501 for stream create, the phase is reported as not run.
+// same ticket a second time must be refused (error frame + 4401), and audio before `session` is 4400. A third
+// session sends a `keepalive`, a second of audio (mid-sentence) and `finalize`, and must get a `transcript.final`
+// before the suite sends anything else. While the server answers 501 for stream create, the phase is reported as
+// not run.
 import WebSocket from 'ws';
 import type { ServerFrame, StreamTrace } from '../checks/stream-protocol-conformance.ts';
 import type { RunContext } from '../core/run-context.ts';
@@ -77,6 +79,7 @@ export async function runStreaming(run: RunContext): Promise<void> {
   const { pcm, sampleRate } = run.audio;
   const clean = await openSession(url, (socket) => {
     socket.send(JSON.stringify({ type: 'session', language: 'en', sample_rate: sampleRate, encoding: 'pcm_s16le' }));
+    socket.send(JSON.stringify({ type: 'keepalive' }));
     const frame = sampleRate / 5; // 100 ms of 16-bit samples
     for (let at = 0; at < pcm.length; at += frame) socket.send(pcm.subarray(at, at + frame));
     socket.send(JSON.stringify({ type: 'end' }));
@@ -112,6 +115,35 @@ export async function runStreaming(run: RunContext): Promise<void> {
     run.trace(
       'stream_protocol_conformance',
       trace('audio before session', bad, [4400], ['error']),
+      'streaming',
+      'createStreamSession',
+    );
+  }
+  const third = await create('create a session to finalize');
+  if (third) {
+    const finalized = await openSession(
+      third,
+      (socket, frames) => {
+        socket.send(
+          JSON.stringify({ type: 'session', language: 'en', sample_rate: sampleRate, encoding: 'pcm_s16le' }),
+        );
+        socket.send(pcm.subarray(0, Math.min(pcm.length, sampleRate * 2))); // one second, mid-sentence
+        socket.send(JSON.stringify({ type: 'finalize' }));
+        // only a final the finalize asked for lets the session end cleanly; without one the suite closes it
+        const deadline = Date.now() + 15_000;
+        const wait = setInterval(() => {
+          const final = frames.some((f) => f.kind === 'text' && f.data.includes('"transcript.final"'));
+          if (!final && Date.now() < deadline) return;
+          clearInterval(wait);
+          if (final) socket.send(JSON.stringify({ type: 'end' }));
+          else socket.close(1000);
+        }, 50);
+      },
+      30_000,
+    );
+    run.trace(
+      'stream_protocol_conformance',
+      trace('finalize mid-sentence', finalized, [1000], ['session.started', 'transcript.final', 'session.completed']),
       'streaming',
       'createStreamSession',
     );

@@ -29,6 +29,8 @@ export interface RunOptions {
   progress: boolean;
   /** One line per case (phase, operation, label, status, time). */
   verbose: boolean;
+  /** The checks that wait out the server's clocks or send large media (about a minute more, side by side). */
+  slow: boolean;
 }
 
 const bundled = (name: string) => fileURLToPath(new URL(`../../generated/${name}`, import.meta.url));
@@ -53,6 +55,8 @@ export const USAGE = `Usage: scribe-conformance --base-url URL [options]
   --rate-limit auto|off     auto: stay under the server's limit per account and honour Retry-After (default)
   --callback-host HOST      address the server reaches the suite's receivers at (default: 127.0.0.1)
   --task-timeout SECONDS    how long a transcription may take to finish (default: 120)
+  --slow                    also what takes a minute: an expired stream ticket (60 s), an idle stream (4408),
+                            uploads over the sync limits (25 MB, 5 minutes)
   --no-progress             plain lines even on a terminal
   --verbose                 one line per case
   --rules                   print the rule ledger (conformance/rules.yaml) with each rule's coverage and exit
@@ -122,6 +126,7 @@ export function parseOptions(argv: string[]): RunOptions {
       'task-timeout': { type: 'string' },
       'no-progress': { type: 'boolean' },
       verbose: { type: 'boolean' },
+      slow: { type: 'boolean' },
     },
     strict: true,
   });
@@ -164,6 +169,7 @@ export function parseOptions(argv: string[]): RunOptions {
     taskTimeout: number('task-timeout', values['task-timeout'], 120),
     progress: !values['no-progress'] && !values.verbose && Boolean(process.stdout.isTTY) && !process.env.CI,
     verbose: Boolean(values.verbose),
+    slow: Boolean(values.slow),
   };
 }
 

@@ -1,5 +1,6 @@
-// Scenarios on throwaway accounts (needs --admin-token): a blocked account is refused 403 on v3 and v2, an account
-// with nothing available is refused 402 on a paid create, a burst above the rate limit gets 429 with Retry-After
+// Scenarios on throwaway accounts (needs --admin-token): a blocked account is refused 403 on v3, v1 and v2
+// transcript chat, and 409 on a webhook update (the document's one exception), an account with nothing available is
+// refused 402 on a paid create (v3 and v2), a burst above the rate limit gets 429 with Retry-After
 // (v3 and v2), and the live-key limit (`x-limits.max_live_keys_per_account` of createApiKey) answers 409 one key
 // past it.
 import type { RunContext } from '../../core/run-context.ts';
@@ -12,6 +13,12 @@ type Provision = (balance: number, label: string) => Promise<Actor & { id: strin
 export async function blockedAccount(run: RunContext, provision: Provision): Promise<void> {
   if (!needs(run, 'blocked account', ['blockAccount', 'unblockAccount', 'listModels'])) return;
   const actor = await provision(10, 'blocked');
+  const hook = await call(run, actor, 'createWebhook', {
+    label: 'a webhook to update once blocked',
+    body: { url: 'https://example.org/scribe-conformance/blocked', events: ['transcription.completed'] },
+    expectation: { kind: 'status', statuses: [201], reason: 'a webhook of an active account' },
+  });
+  const hookId = (hook?.response.body as { id?: string } | undefined)?.id;
   await call(run, actor, 'blockAccount', {
     label: 'block',
     path: { id: actor.id },
@@ -25,6 +32,23 @@ export async function blockedAccount(run: RunContext, provision: Provision): Pro
     label: 'v1 call of a blocked account',
     expectation: { kind: 'status', statuses: [403], reason: 'a blocked account (FORBIDDEN)' },
   });
+  await call(run, actor, 'createV2TranscriptChatCompletion', {
+    label: 'v2 transcript chat of a blocked account',
+    body: { messages: ['Who spoke?'] },
+    expectation: { kind: 'status', statuses: [403], reason: 'a blocked account (FORBIDDEN)', code: 'FORBIDDEN' },
+  });
+  if (hookId)
+    await call(run, actor, 'updateWebhook', {
+      label: 'webhook update of a blocked account',
+      path: { id: hookId },
+      body: { description: 'changed while blocked' },
+      expectation: {
+        kind: 'status',
+        statuses: [409],
+        reason: 'a webhook update of a blocked account (the document: 409, not 403)',
+        code: 'user_blocked',
+      },
+    });
   await call(run, actor, 'unblockAccount', {
     label: 'unblock',
     path: { id: actor.id },
@@ -45,21 +69,33 @@ export async function emptyBalance(run: RunContext, provision: Provision): Promi
     body: { file: 'audio', language: 'en' },
     expectation: { kind: 'status', statuses: [402], reason: 'an account whose available balance is 0' },
   });
+  await call(run, actor, 'createV2Transcription', {
+    label: 'v2 paid create with nothing available',
+    mediaType: 'multipart/form-data',
+    body: { file: 'audio', language: 'en' },
+    expectation: {
+      kind: 'status',
+      statuses: [402],
+      reason: 'a v2 account whose available balance is 0',
+      code: 'INSUFFICIENT_FUNDS',
+    },
+  });
 }
 
-async function burst(run: RunContext, actor: Actor, operationId: string, count: number): Promise<Exchange[]> {
-  const operation = run.spec.byId(operationId);
-  const request = buildRequest(operation, {}, run.audio);
+/** `count` requests at once, taking the operations in turn. */
+async function burst(run: RunContext, actor: Actor, operationIds: string[], count: number): Promise<Exchange[]> {
+  const operations = operationIds.map((id) => run.spec.byId(id));
   const sent = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      run.exchange(request, {
+    Array.from({ length: count }, (_, i) => {
+      const operation = operations[i % operations.length]!;
+      return run.exchange(buildRequest(operation, {}, run.audio), {
         phase: 'stateful',
         label: `burst ${i + 1}/${count}`,
         operation,
         credentials: actor,
         keep429: true,
-      }),
-    ),
+      });
+    }),
   );
   return sent.filter((e): e is Exchange => e !== undefined);
 }
@@ -83,11 +119,20 @@ export async function rateLimit(run: RunContext, provision: Provision): Promise<
   for (const operationId of ['listModels', 'getBillingUsage']) {
     run.trace(
       'rate_limit_conformance',
-      { limit: effective, burst: await burstWithinOneSecond(run, actor, operationId, effective + 3) },
+      { limit: effective, burst: await burstWithinOneSecond(run, actor, [operationId], effective + 3) },
       'stateful',
       operationId,
     );
   }
+  // the limit counts every request of the account, whatever the endpoint: a burst spread over both still hits it
+  run.trace(
+    'rate_limit_conformance',
+    {
+      limit: effective,
+      burst: await burstWithinOneSecond(run, actor, ['listModels', 'getBillingUsage', 'listApiKeys'], effective + 3),
+    },
+    'stateful',
+  );
 }
 
 /**
@@ -95,12 +140,12 @@ export async function rateLimit(run: RunContext, provision: Provision): Promise<
  * per-second limit (on a loaded machine the requests reach the server in two windows): it is sent again, twice at
  * most, and the last one is what the check judges.
  */
-async function burstWithinOneSecond(run: RunContext, actor: Actor, operationId: string, count: number) {
+async function burstWithinOneSecond(run: RunContext, actor: Actor, operationIds: string[], count: number) {
   let sent: Exchange[] = [];
   for (let attempt = 0; attempt < 3; attempt += 1) {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const started = performance.now();
-    sent = await burst(run, actor, operationId, count);
+    sent = await burst(run, actor, operationIds, count);
     const limited = sent.some((e) => e.response.status === 429);
     if (limited || performance.now() - started <= 1000) break;
   }

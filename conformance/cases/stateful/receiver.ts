@@ -1,6 +1,8 @@
 // The suite's own HTTP server for the stateful phase: it receives webhook deliveries (recording headers, raw body
-// and arrival time, answering 204) and serves the test audio for link-based tasks — at once, or slowly (the body
-// held back for a few seconds) so a task can be cancelled while it downloads.
+// and arrival time, answering 204, or 410 Gone at /hooks/gone-…, the answer that disables an endpoint) and serves the
+// test audio for link-based tasks — at once, or slowly (the body held back for a few seconds) so a task can be
+// cancelled while it downloads, behind a chain of N redirects (/media/hops/N), or not at all (/media/missing.wav is
+// a dead link: 404).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -31,7 +33,14 @@ export async function startReceiver(host: string, audioPath: string, slowMs = 60
         const list = received.get(name) ?? [];
         list.push({ headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
         received.set(name, list);
-        response.writeHead(204).end();
+        response.writeHead(name.startsWith('gone-') ? 410 : 204).end();
+        return;
+      }
+      const hops = /^\/media\/hops\/(\d+)$/.exec(url.pathname);
+      if (request.method === 'GET' && hops) {
+        const left = Number(hops[1]);
+        const next = left <= 1 ? '/media/goforward.wav' : `/media/hops/${left - 1}`;
+        response.writeHead(302, { Location: next }).end();
         return;
       }
       if (request.method === 'GET' && (url.pathname === '/media/goforward.wav' || url.pathname === '/media/slow.wav')) {
