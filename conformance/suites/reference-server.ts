@@ -1,6 +1,6 @@
 // The reference server as a real process for the suite's own tests and the mutant run: `node --import tsx
 // server/src/main.ts` on a fresh SQLite data dir or PostgreSQL database, a free port, an admin token, silent logs,
-// the suite's receiver address allowed; ready when /health answers 200.
+// the suite's receiver address allowed, and `env` on top (a chat model file); ready when /health answers 200.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { freshDatabase, type DatabaseKind } from '../../server/src/test-support/test-databases.ts';
@@ -17,7 +17,7 @@ export interface Server {
   output: () => string;
 }
 
-export async function startServer(kind: DatabaseKind): Promise<Server> {
+export async function startServer(kind: DatabaseKind, env: Record<string, string> = {}): Promise<Server> {
   const database = await freshDatabase(kind);
   const port = await freePort();
   let output = '';
@@ -35,6 +35,7 @@ export async function startServer(kind: DatabaseKind): Promise<Server> {
       SCRIBE_SECRET_KEY: 'c'.repeat(64),
       SCRIBE_URL_ALLOW_HOSTS: '127.0.0.1', // the suite's webhook receiver and media server
       SCRIBE_WORKERS: '1',
+      ...env,
     },
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
