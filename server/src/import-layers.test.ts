@@ -15,19 +15,14 @@ const SRC = dirname(fileURLToPath(import.meta.url));
 const LOWER_LAYERS = new Set(['db', 'http', 'media', 'background', 'workers', 'secrets']);
 
 /**
- * Modules outside LOWER_LAYERS that lower layers may still import, each with why: config.ts is the settings root (the
- * database and the server key read their settings from it) and reads the settings of every part.
+ * The modules above the lower layers that lower layers still reach, each with why: config.ts is the settings root (the
+ * database and the server key read their settings from it), and it reads the chat models' settings from
+ * chat/config.ts, plain parsing kept beside the chat engines that use it.
  */
-const ALLOWED_ABOVE = new Map([['config.ts', 'the settings root']]);
-
-/**
- * What config.ts, and so every lower layer through it, may import from above the lower layers: the chat models'
- * settings, parsed beside the chat engines that use them (a module of plain parsing, no engine).
- */
-const CONFIG_READS_ABOVE = ['chat/config.ts'];
+const REACHED_ABOVE = ['chat/config.ts', 'config.ts'];
 
 /** Module (path relative to server/src) → the modules of server/src it imports. */
-export type ImportGraph = Map<string, string[]>;
+type ImportGraph = Map<string, string[]>;
 
 function sourceFiles(dir: string, found: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -39,7 +34,7 @@ function sourceFiles(dir: string, found: string[] = []): string[] {
 }
 
 /** The server/src modules each module imports; specifiers that leave server/src (packages, generated/) are left out. */
-export function importGraph(files: Map<string, string>): ImportGraph {
+function importGraph(files: Map<string, string>): ImportGraph {
   const graph: ImportGraph = new Map();
   for (const [file, text] of files) {
     const targets = ts
@@ -55,20 +50,36 @@ export function importGraph(files: Map<string, string>): ImportGraph {
 
 const layerOf = (module: string): string => module.split('/')[0]!;
 
+const isLowerSource = (module: string) => LOWER_LAYERS.has(layerOf(module)) && !module.endsWith('.test.ts');
+
 /** Imports from a lower layer's module (tests excepted: they may use the harness) to anything above the lower layers. */
-export function upwardImports(graph: ImportGraph): string[] {
+function upwardImports(graph: ImportGraph): string[] {
   const found: string[] = [];
   for (const [module, targets] of graph) {
-    if (!LOWER_LAYERS.has(layerOf(module)) || module.endsWith('.test.ts')) continue;
+    if (!isLowerSource(module)) continue;
     for (const target of targets) {
-      if (!LOWER_LAYERS.has(layerOf(target)) && !ALLOWED_ABOVE.has(target)) found.push(`${module} -> ${target}`);
+      if (!LOWER_LAYERS.has(layerOf(target)) && !REACHED_ABOVE.includes(target)) found.push(`${module} -> ${target}`);
     }
   }
   return found;
 }
 
+/** The modules above the lower layers that the lower layers' modules import directly or through others. */
+function reachedAbove(graph: ImportGraph): string[] {
+  const reached = new Set<string>();
+  const pending = [...graph.keys()].filter(isLowerSource);
+  for (let module = pending.pop(); module !== undefined; module = pending.pop()) {
+    for (const target of graph.get(module) ?? []) {
+      if (reached.has(target) || isLowerSource(target)) continue;
+      reached.add(target);
+      pending.push(target);
+    }
+  }
+  return [...reached].sort();
+}
+
 /** Every circle of imports, each as the modules on it (Tarjan's strongly connected components of two or more). */
-export function importCircles(graph: ImportGraph): string[][] {
+function importCircles(graph: ImportGraph): string[][] {
   const index = new Map<string, number>();
   const lowLink = new Map<string, number>();
   const stack: string[] = [];
@@ -106,7 +117,7 @@ const serverGraph = () =>
 
 const test = suite('import layers');
 
-test('the checks find an upward import, a circle and a type-only import in a small made-up tree', () => {
+test('the checks find an upward import, what it reaches, a circle and a type-only import in a small made-up tree', () => {
   const graph = importGraph(
     new Map([
       ['http/auth.ts', "import type { KeyService } from '../keys/service.ts';\nimport { a } from './a.ts';"],
@@ -119,6 +130,7 @@ test('the checks find an upward import, a circle and a type-only import in a sma
   );
   assert.equal(upwardImports(graph), ['http/auth.ts -> keys/service.ts']);
   assert.equal(importCircles(graph), [['http/auth.ts', 'http/a.ts', 'http/b.ts']]);
+  assert.equal(reachedAbove(graph), ['config.ts', 'keys/service.ts']);
 });
 
 test('the lower layers import no feature: db/, http/, media/, background/, workers/, secrets/', () => {
@@ -127,12 +139,8 @@ test('the lower layers import no feature: db/, http/, media/, background/, worke
   assert.equal(upwardImports(graph), []);
 });
 
-test('config.ts, which the lower layers import, imports from above them only the chat settings', () => {
-  const fromConfig = serverGraph().get('config.ts') ?? [];
-  assert.equal(
-    fromConfig.filter((target) => !LOWER_LAYERS.has(layerOf(target))),
-    CONFIG_READS_ABOVE,
-  );
+test('through their imports the lower layers reach nothing above them but the settings', () => {
+  assert.equal(reachedAbove(serverGraph()), REACHED_ABOVE);
 });
 
 test('no module of server/src reaches itself through its imports', () => {
