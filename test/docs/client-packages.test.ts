@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
 import { createAccountOn, startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
-import { readGuide, type GuideBlock } from '../support/guides.ts';
+import { outputPattern, readGuide, type GuideBlock } from '../support/guides.ts';
 import { runToEnd } from '../support/processes.ts';
 import { packLock } from '../../scripts/docs/pack-packages.mjs';
 
@@ -26,15 +26,6 @@ const manifest = (folder: string) =>
 /** The guide's blocks this test runs: the ones its norun reason hands to this file. */
 const clientBlocks = (): GuideBlock[] =>
   readGuide('clients.md').blocks.filter((block) => block.reason?.includes('client-packages.test.ts'));
-
-/** An output block as a pattern: each `…` stands for any text on its line; the rest must match exactly. */
-const outputPattern = (output: string) =>
-  new RegExp(
-    `^${output
-      .split('…')
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-      .join('[^\\n]*')}$`,
-  );
 
 /** Why the build or the server did not come up (uvu reports a failing `before` without its message). */
 let setupFailure: string | undefined;

@@ -1,7 +1,9 @@
 // The guides work as written: every guide starts with `# Title`, marks each code block as run or says why it cannot
 // run, and its run blocks — shell, TypeScript and Python, in order, sharing exported variables as a reader's shell
 // session would — exit 0 against a real reference server (SQLite, the real speech engine, the default rate limit).
-// A block checks its own result (`curl --fail`, `test …`), so a guide whose answer changed fails here.
+// A block checks its own result (`curl --fail`, `test …`), so a guide whose answer changed fails here; and a block that
+// prints something shows what it prints in the `output` block after it, which must match what it printed (`…` standing
+// for what changes from run to run: ids, keys, times).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
-import { guideFiles, readGuide, type GuideBlock } from '../support/guides.ts';
+import { guideFiles, outputPattern, readGuide, type GuideBlock } from '../support/guides.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const test = suite('docs/guides');
@@ -21,6 +23,16 @@ const runners: Record<string, { ext: string; command: (file: string) => string }
   ts: { ext: 'ts', command: (file) => `node --import tsx ${file}` },
   python: { ext: 'py', command: (file) => `python3 ${file}` },
 };
+
+/** The line the guide's script prints before each block, so each block's own output can be told apart. */
+const blockMark = '@@@ guide block ';
+
+/** What each block printed, in order (the script's output split at the block marks). */
+const blockOutputs = (stdout: string): string[] =>
+  stdout
+    .split(new RegExp(`^${blockMark}\\d+\\n`, 'm'))
+    .slice(1)
+    .map((printed) => printed.trim());
 
 /** What a guide's script printed and how it ended. */
 interface GuideRun {
@@ -38,7 +50,8 @@ function runGuide(file: string, index: number, blocks: GuideBlock[]): Promise<Gu
   const written: string[] = [];
   const script = ['set -euo pipefail', `cd ${JSON.stringify(root)}`];
   blocks.forEach((block, n) => {
-    script.push(`echo '### ${file}:${block.line}' >&2`);
+    // On a line of its own even after output without a final newline (curl -s prints none).
+    script.push(`echo '### ${file}:${block.line}' >&2`, `printf '\\n${blockMark}${n}\\n'`);
     const runner = runners[block.lang];
     if (!runner) {
       script.push(block.code);
@@ -137,6 +150,16 @@ for (const { file, blocks } of runnable) {
     const result = await run;
     const where = result.stderr.match(/### (\S+)(?![\s\S]*### )/)?.[1] ?? file;
     assert.is(result.status, 0, `${where} failed:\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`);
+    const printed = blockOutputs(result.stdout);
+    const wrong = blocks.flatMap((block, n) => {
+      const output = printed[n] ?? '';
+      if (block.output === undefined)
+        return output ? [`${file}:${block.line} printed this but shows no output block:\n${output}`] : [];
+      return outputPattern(block.output).test(output)
+        ? []
+        : [`${file}:${block.line} printed this, not its output block:\n${output}`];
+    });
+    assert.equal(wrong, [], wrong.join('\n\n'));
   });
 }
 

@@ -1,7 +1,7 @@
 // The guides in docs/guides/: their titles and fenced code blocks. A block's info string says whether the guide test
 // runs it (```sh run, ```ts run, ```python run) or why it cannot (```sh norun: <reason>); a block without either is
 // an error, so no command in a guide goes untested by accident. A block marked `output` (```text output) is the
-// expected output of the code block before it, `…` standing for what changes from run to run.
+// expected output of the code block before it, `…` standing for what changes from run to run (`outputPattern`).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -53,3 +53,24 @@ export const guideFiles = (): string[] =>
   readdirSync(guidesDir)
     .filter((f) => f.endsWith('.md'))
     .sort();
+
+/**
+ * An output block as a pattern for what its code block printed (both trimmed): a `…` inside a line stands for any text
+ * on that line, a line that is only `…` for any number of lines; everything else must match exactly.
+ */
+export function outputPattern(output: string): RegExp {
+  const lines = output.split('\n');
+  const line = (text: string) =>
+    text
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^\\n]*');
+  const source = lines
+    .map((text, n) => {
+      const pattern = text === '…' ? '[\\s\\S]*' : line(text);
+      if (n === 0) return pattern;
+      return `${text === '…' || lines[n - 1] === '…' ? '\\n?' : '\\n'}${pattern}`;
+    })
+    .join('');
+  return new RegExp(`^${source}$`);
+}
