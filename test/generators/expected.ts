@@ -58,7 +58,7 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'result-srt': 'fails',
     'result-vtt': 'fails',
     'result-text': 'fails',
-    'async-link': 'fails',
+    'async-link': 'option',
     'async-upload': 'fails',
     'not-found': 'works',
     chat: 'fails',

@@ -56,7 +56,7 @@ export const GENERATORS: Generator[] = [
   {
     id: 'orval-fetch',
     label: 'orval 7.13.2 (fetch)',
-    option: "none (no parse mode; no request hook: signed headers in the call's RequestInit)",
+    option: "a Content-Type header in the call's RequestInit",
     generate: orval('fetch'),
   },
   {

@@ -1,7 +1,7 @@
 // orval's fetch client: one function per operation answering `{ data, status, headers }` typed per status. The base
 // URL is generated in (orval's `baseUrl` setting); the key goes in each call's `RequestInit`, the only per-call
-// setting it offers. It has no parse mode and no request hook, so the v2 call carries headers signed by
-// scribe-client's signV2Request for that request.
+// setting it offers, and its one documented option is a `Content-Type` header there. It has no parse mode and no
+// request hook, so the v2 call carries headers signed by scribe-client's signV2Request for that request.
 import {
   calculatePrice,
   calculateV2TranscriptionCost,
@@ -88,6 +88,16 @@ await attempt('result-text', 'generated', async () => {
 
 await attempt('async-link', 'generated', async () => {
   const answer = await createAsyncTranscription({ url: LINK, language: 'en' }, auth);
+  check(answer.status === 202, `${answer.status}: ${shown(answer.data)}`);
+  check(typeof answer.data.transcription_id === 'string', shown(answer.data));
+});
+
+await attempt('async-link', 'option', async () => {
+  // The generated call sends JSON without a Content-Type (fetch then says text/plain); the call's headers add it.
+  const answer = await createAsyncTranscription(
+    { url: LINK, language: 'en' },
+    { headers: { Authorization: `Bearer ${env.apiKey}`, 'Content-Type': 'application/json' } },
+  );
   check(answer.status === 202, `${answer.status}: ${shown(answer.data)}`);
   check(typeof answer.data.transcription_id === 'string', shown(answer.data));
 });
