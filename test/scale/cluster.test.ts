@@ -244,7 +244,7 @@ test('every accepted task completes and is charged once; webhooks arrive; nothin
     });
     const idsByTask = new Map<string, Set<string>>();
     for (const delivery of receiver.at('/hook')) {
-      assert.ok(verifyStandardWebhook(hook.secret, delivery.headers, delivery.body), 'the signature verifies');
+      assert.ok(await verifyStandardWebhook(hook.secret, delivery.headers, delivery.body), 'the signature verifies');
       const event = JSON.parse(delivery.body) as { id: string; data: { id: string } };
       assert.is(delivery.headers['webhook-id'], event.id);
       const ids = idsByTask.get(event.data.id) ?? new Set();

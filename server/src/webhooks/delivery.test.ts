@@ -57,9 +57,9 @@ async function deliveriesOf(v3: V3, webhookId: string) {
 }
 
 /** A received request is a conforming, correctly signed delivery of `secret`; returns its parsed body. */
-function checkDelivery(request: Received, secret: string) {
+async function checkDelivery(request: Received, secret: string) {
   assert.equal(contractProblems(request), [], 'the request follows the contract');
-  assert.ok(verifyStandardWebhook(secret, request.headers, request.body), 'the signature verifies');
+  assert.ok(await verifyStandardWebhook(secret, request.headers, request.body), 'the signature verifies');
   const event = JSON.parse(request.body);
   assert.is(request.headers['webhook-id'], event.id, 'webhook-id is the event id');
   return event;
@@ -95,7 +95,7 @@ for (const kind of databaseKinds) {
         return list[0]?.status === 'succeeded' ? list : undefined;
       });
       assert.is(receiver.received.length, 3);
-      const events = receiver.received.map((request) => checkDelivery(request, webhook.secret));
+      const events = await Promise.all(receiver.received.map((request) => checkDelivery(request, webhook.secret)));
       assert.equal(
         receiver.received.map((r) => r.headers['webhook-id']),
         Array(3).fill(enqueued.body.event_id),
@@ -160,7 +160,7 @@ for (const kind of databaseKinds) {
       );
       await sleep(1000);
       assert.is(receiver.received.length, SCHEDULE.length + 1);
-      const event = checkDelivery(receiver.received[0]!, webhook.secret);
+      const event = await checkDelivery(receiver.received[0]!, webhook.secret);
       assert.equal(event.data, {
         id: NIL_UUID,
         status: 'failed',
@@ -225,7 +225,7 @@ for (const kind of databaseKinds) {
       await until('the test to a disabled endpoint', async () =>
         (await deliveriesOf(v3, webhook.id)).some((d) => d.id === probe.id && d.status === 'succeeded'),
       );
-      checkDelivery(receiver.received.at(-1)!, webhook.secret);
+      await checkDelivery(receiver.received.at(-1)!, webhook.secret);
       const reenabled = await v3('POST', `/v3/webhooks/update/${webhook.id}`, { json: { enabled: true } });
       assert.equal([reenabled.body.enabled, reenabled.body.disabled_reason], [true, null]);
     } finally {
@@ -353,8 +353,8 @@ for (const kind of databaseKinds) {
         'exactly one event to each subscribed endpoint of the account',
       );
       const [toCompleted, toBoth] = [receiver.at('/completed')[0]!, receiver.at('/both')[0]!];
-      const event = checkDelivery(toCompleted, completedOnly.secret);
-      assert.equal(checkDelivery(toBoth, both.secret), event, 'one event, the same id to every endpoint');
+      const event = await checkDelivery(toCompleted, completedOnly.secret);
+      assert.equal(await checkDelivery(toBoth, both.secret), event, 'one event, the same id to every endpoint');
       assert.is(toBoth.headers['webhook-signature'] === toCompleted.headers['webhook-signature'], false);
       assert.equal(
         { type: event.type, data: event.data, created_at: event.created_at },
@@ -379,8 +379,8 @@ for (const kind of databaseKinds) {
       assert.is(receiver.at('/both').length, 2);
       assert.is(receiver.at('/completed').length, 1);
       assert.is(receiver.at('/disabled').length + receiver.at('/other-account').length, 0);
-      const failedEvent = checkDelivery(receiver.at('/failed')[0]!, failedOnly.secret);
-      assert.equal(checkDelivery(receiver.at('/both')[1]!, both.secret), failedEvent);
+      const failedEvent = await checkDelivery(receiver.at('/failed')[0]!, failedOnly.secret);
+      assert.equal(await checkDelivery(receiver.at('/both')[1]!, both.secret), failedEvent);
       assert.equal(failedEvent.data, { id: failedId, status: 'failed', error: failedTask.error });
       assert.is(failedEvent.data.error.code, 'unsupported_format');
 
@@ -471,7 +471,7 @@ for (const kind of databaseKinds) {
       });
       assert.is(receiver.received.length, 1);
       assert.is(receiver.received[0]!.headers['webhook-id'], enqueued.event_id);
-      checkDelivery(receiver.received[0]!, webhook.secret);
+      await checkDelivery(receiver.received[0]!, webhook.secret);
       assert.ok(delivery!.attempts >= 2, `attempts ${delivery!.attempts}`);
       assert.is(delivery!.response_status, 200);
     } finally {
@@ -518,7 +518,7 @@ for (const kind of databaseKinds) {
 
       server = await startOn(env);
       await until('the swept event', () => receiver.received.length >= 1);
-      const event = checkDelivery(receiver.received[0]!, webhook.secret);
+      const event = await checkDelivery(receiver.received[0]!, webhook.secret);
       assert.is(event.type, 'transcription.completed');
       assert.is(event.data.id, taskId);
       const row = await server.app.db('transcriptions').where({ id: taskId }).first();

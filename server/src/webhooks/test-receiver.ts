@@ -1,10 +1,10 @@
 // Test support for the webhook tests: a real HTTP receiver on 127.0.0.1 that records every request and answers what
-// the test decides, a Standard Webhooks verifier written the way a receiver would write it (independent of the
+// the test decides, a Standard Webhooks verification as a receiver does it (scribe-client's, independent of the
 // server's signer), and a check of a received request against the contract's `webhooks:` entry (headers and body).
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { verifyWebhook, WebhookVerificationError } from '../../../client/src/verify-webhook.ts';
 import { createContractAjv, inlineReferences, loadContractDocument } from '../http/contract.ts';
 
 export interface Received {
@@ -76,24 +76,21 @@ export async function startReceiver(): Promise<Receiver> {
 }
 
 /**
- * Verifies a Standard Webhooks request as a receiver does: the key is the base64 part of `whsec_…`, the signed
- * content is `id.timestamp.body`, any `v1,` entry of the space-separated header may match (constant-time), and the
- * timestamp must be within 5 minutes.
+ * Whether a Standard Webhooks request verifies as a receiver verifies it: with scribe-client's verifyWebhook (Web
+ * Crypto, written apart from the server's node:crypto signer), which also refuses a timestamp more than 5 minutes off.
  */
-export function verifyStandardWebhook(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
-  const id = headers['webhook-id'];
-  const timestamp = headers['webhook-timestamp'];
-  const signatures = headers['webhook-signature'];
-  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') return false;
-  if (!/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
-  const key = Buffer.from(secret.split('_')[1]!, 'base64');
-  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
-  return signatures.split(' ').some((entry) => {
-    const [version, signature] = entry.split(',');
-    if (version !== 'v1' || !signature) return false;
-    const given = Buffer.from(signature, 'base64');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
+export async function verifyStandardWebhook(
+  secret: string,
+  headers: IncomingHttpHeaders,
+  body: string,
+): Promise<boolean> {
+  return verifyWebhook(secret, headers, body).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof WebhookVerificationError) return false;
+      throw error;
+    },
+  );
 }
 
 interface WebhookOperation {
