@@ -16,6 +16,7 @@ const order = [
   'rate-limits',
   'billing',
   'openai-sdk',
+  'client-generators',
   'conformance',
   'configuration',
   'deployment',
