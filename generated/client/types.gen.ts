@@ -4098,6 +4098,89 @@ export type CreateChatCompletionResponses = {
 
 export type CreateChatCompletionResponse = CreateChatCompletionResponses[keyof CreateChatCompletionResponses];
 
+export type CreateStreamedChatCompletionData = {
+    body: ChatCompletionRequest;
+    headers?: {
+        /**
+         * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
+         * the same key with the same body within 24 hours replays the stored response; the same key with a different
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v3/chat/completions/stream';
+};
+
+export type CreateStreamedChatCompletionErrors = {
+    /**
+     * The request is invalid; `param` names the offending field.
+     */
+    400: BadRequestErrorResponse;
+    /**
+     * The API key is missing, invalid or revoked.
+     */
+    401: UnauthorizedErrorResponse;
+    /**
+     * The available balance does not cover the reservation or charge.
+     */
+    402: PaymentRequiredErrorResponse;
+    /**
+     * The account is blocked.
+     */
+    403: ForbiddenErrorResponse;
+    /**
+     * The `model` is not a model of this server.
+     */
+    404: NotFoundErrorResponse;
+    /**
+     * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
+     */
+    409: ConflictErrorResponse;
+    /**
+     * The request's Content-Type is not one this operation accepts.
+     */
+    415: UnsupportedMediaTypeErrorResponse;
+    /**
+     * Too many requests (more than 10 per second per account), or this account already has as many requests
+     * waiting for this model as it may (Extension: 4 per model by default, a server setting), answered 429
+     * `too_many_concurrent_jobs`; retry after `Retry-After` seconds. Requests of different accounts waiting for a
+     * model are served in turns, so one account's backlog delays another account's request by about one answer
+     * per generation slot, not by its whole backlog.
+     *
+     */
+    429: TooManyRequestsErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: InternalServerErrorResponse;
+    /**
+     * The engine behind this model is not configured or not reachable.
+     */
+    503: ServiceUnavailableErrorResponse;
+};
+
+export type CreateStreamedChatCompletionError = CreateStreamedChatCompletionErrors[keyof CreateStreamedChatCompletionErrors];
+
+export type CreateStreamedChatCompletionResponses = {
+    /**
+     * Server-sent events, each written as `data: <JSON>\n\n` and sent as the tokens are generated; the schema is
+     * the payload of one `data:` line. Order: a chunk with delta `{"role": "assistant", "content": ""}`; content
+     * chunks, each with the next piece of the answer in `delta.content`; a chunk with an empty delta `{}` and
+     * `finish_reason` `stop` (or `length`); only with `stream_options.include_usage`, a usage chunk with
+     * `choices: []` and `usage`; finally `data: [DONE]`. A failure after the stream has started is an error event
+     * `data: {"error": {...}}` followed by `data: [DONE]`; errors found before that are ordinary JSON error
+     * responses with their status code.
+     *
+     */
+    200: ChatCompletionStreamEvent;
+};
+
+export type CreateStreamedChatCompletionResponse = CreateStreamedChatCompletionResponses[keyof CreateStreamedChatCompletionResponses];
+
 export type CreateEmbeddingData = {
     body: EmbeddingRequest;
     headers?: {

@@ -2366,6 +2366,24 @@ export const zCreateChatCompletionHeaders = z.object({
  */
 export const zCreateChatCompletionResponse = zChatCompletion;
 
+export const zCreateStreamedChatCompletionBody = zChatCompletionRequest;
+
+export const zCreateStreamedChatCompletionHeaders = z.object({
+    'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()
+});
+
+/**
+ * Server-sent events, each written as `data: <JSON>\n\n` and sent as the tokens are generated; the schema is
+ * the payload of one `data:` line. Order: a chunk with delta `{"role": "assistant", "content": ""}`; content
+ * chunks, each with the next piece of the answer in `delta.content`; a chunk with an empty delta `{}` and
+ * `finish_reason` `stop` (or `length`); only with `stream_options.include_usage`, a usage chunk with
+ * `choices: []` and `usage`; finally `data: [DONE]`. A failure after the stream has started is an error event
+ * `data: {"error": {...}}` followed by `data: [DONE]`; errors found before that are ordinary JSON error
+ * responses with their status code.
+ *
+ */
+export const zCreateStreamedChatCompletionResponse = zChatCompletionStreamEvent;
+
 export const zCreateEmbeddingBody = zEmbeddingRequest;
 
 export const zCreateEmbeddingHeaders = z.object({

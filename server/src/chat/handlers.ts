@@ -1,7 +1,9 @@
 // POST /v3/chat/completions/create and its OpenAI twin POST /v3/chat/completions: the same request (the OpenAI body
-// is open and has `n` and `user`, both ignored), the same answers and errors.
+// is open and has `n` and `user`, both ignored), the same answers and errors; POST /v3/chat/completions/stream is the
+// streamed form of the first as an operation of its own.
 import type { ChatCompletionRequest, OpenAiChatCompletionRequest } from '../../../generated/client/types.gen.ts';
 import type { AccountRow } from '../accounts/store.ts';
+import { errors } from '../http/api-error.ts';
 import { accountOf, type HandlerGroup, type Reply } from '../http/operation.ts';
 import type { ChatCall, ChatService } from './chat-service.ts';
 import { SSE_HEADERS } from './sse-stream.ts';
@@ -42,5 +44,16 @@ export function chatHandlers(chat: ChatService): HandlerGroup {
       answer(chat, callOf(request.body, accountOf(request), request.signal), request.body.stream),
     createOpenAiChatCompletion: async (request) =>
       answer(chat, callOf(request.body, accountOf(request), request.signal), request.body.stream),
+    // The streamed form as its own operation (one media type, so generators type the events): a body that asks for
+    // the whole JSON answer contradicts it.
+    createStreamedChatCompletion: async (request) => {
+      if (request.body.stream === false) {
+        throw errors.invalidParameter(
+          'stream',
+          'This operation always streams: leave out stream or send true (the JSON answer is POST /v3/chat/completions/create).',
+        );
+      }
+      return answer(chat, callOf(request.body, accountOf(request), request.signal), true);
+    },
   };
 }

@@ -12,7 +12,15 @@ type Field<T, F extends string> = T extends { [P in F]?: infer V } ? V : undefin
 export type RequestBody<K extends OperationId> = Field<SdkOptions<K>, 'body'>;
 export type RequestQuery<K extends OperationId> = NonNullable<Field<SdkOptions<K>, 'query'>>;
 export type RequestPath<K extends OperationId> = Field<SdkOptions<K>, 'path'>;
-export type ResponseBody<K extends OperationId> = NonNullable<Awaited<ReturnType<(typeof sdk)[K]>>['data']>;
+type DataOf<T> = T extends { data: unknown } ? T['data'] : never;
+type Returned<K extends OperationId> = Awaited<ReturnType<(typeof sdk)[K]>>;
+/**
+ * The body a handler answers with: the SDK's `data`, or, for an operation answered only with server-sent events (its
+ * SDK function returns `{ stream }`), the stream the handler writes.
+ */
+export type ResponseBody<K extends OperationId> = [DataOf<Returned<K>>] extends [never]
+  ? ReadableStream<Uint8Array>
+  : NonNullable<DataOf<Returned<K>>>;
 
 export interface HandlerRequest<K extends OperationId> {
   operationId: K;
