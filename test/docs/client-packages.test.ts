@@ -123,6 +123,12 @@ test('npm publish --dry-run passes for both packages', async () => {
     );
     assert.is(result.code, 0, `${name}: ${result.stdout}\n${result.stderr}`);
     assert.match(`${result.stdout}${result.stderr}`, `+ ${name}@${version}`);
+    // Nothing npm would change or drop on a real publish (a bin path it cannot find, a field it fixes up); only the
+    // login notice of a machine with no registry account is expected.
+    const warnings = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('npm warn') && !line.includes('requires you to be logged in'));
+    assert.equal(warnings, [], `${name}: npm publish --dry-run warned`);
     console.log(
       `${name}@${version}: npm publish --dry-run passed (${result.stderr.match(/total files:\s+\d+/)?.[0] ?? '?'})`,
     );
