@@ -59,7 +59,7 @@ async function runActive(name: string, operationId: string, answer: (request: Pa
 
 const ok = () => crafted('GET', '/v3/models', 200, MODELS, RATE_HEADERS);
 
-test('all 33 checks are registered by name', () => {
+test('all 34 checks are registered by name', () => {
   const names = registeredChecks()
     .map((c) => c.name)
     .sort();
@@ -76,6 +76,7 @@ test('all 33 checks are registered by name', () => {
     'json_mode_conformance',
     'list_pagination_consistency',
     'missing_required_header',
+    'money_precision',
     'negative_data_rejection',
     'no_overspend_conformance',
     'not_a_server_error',
@@ -190,6 +191,30 @@ test('no_overspend_conformance: two accepted where one was paid for fails, and s
   assert.is(trace([created(), created(), refused(402)]).length, 1);
   assert.is(trace([created(), refused(400)]).length, 1);
   assert.is(trace([created(), refused(402), refused(402), refused(402)]).length, 0);
+});
+
+test('money_precision: a quote or a balance with a third decimal fails; unit prices and whole cents pass', () => {
+  const quote = (amount: number, balance: number) =>
+    crafted('POST', '/v3/billing/calculate', 200, {
+      amount,
+      currency: 'RUB',
+      breakdown: [{ item: 'service-mini_prompt_tokens', quantity: 12, unit: 'token', unit_price: 0.0001, amount }],
+      balance: { balance, currency: 'RUB', credit_limit: 0, overdraft_used: 0, available_credit: balance },
+    });
+  assert.is(runResponse('money_precision', quote(1.234, 10)).length, 1);
+  assert.match(runResponse('money_precision', quote(1.23, 10.005))[0]!.message, /\$\.balance\.balance = 10\.005/);
+  assert.is(runResponse('money_precision', quote(1.23, 10.07)).length, 0);
+  assert.is(runResponse('money_precision', quote(0.29, 1e9)).length, 0);
+});
+
+test('state_machine_conformance: a v2 task going back from processing to pending, or leaving completed, fails', () => {
+  const read = (status: string) => crafted('GET', `/v2/transcriptions/${TASK}`, 200, { data: { id: TASK, status } });
+  const judge = (...states: string[]) =>
+    runTrace('state_machine_conformance', { observations: [], v2Observations: states.map(read) });
+  assert.is(judge('pending', 'processing', 'pending').length, 1);
+  assert.is(judge('pending', 'completed', 'processing').length, 1);
+  assert.is(judge('pending', 'paused').length, 1);
+  assert.is(judge('pending', 'pending', 'processing', 'completed', 'completed').length, 0);
 });
 
 test('price_order_conformance: queue dearer than or equal to lightning fails; cheaper passes', () => {

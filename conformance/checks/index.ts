@@ -32,3 +32,4 @@ import './json-mode-conformance.ts';
 import './price-order-conformance.ts';
 import './webhook-disable-conformance.ts';
 import './no-overspend-conformance.ts';
+import './money-precision.ts';

@@ -5,7 +5,9 @@
 // change; an uploaded file starts `ready` (rule 1); `progress` is an integer 0–100 that never goes down and is 100
 // when completed; `result` is there exactly when the task is completed and `error` exactly when it failed. The same
 // per-task rules hold for the tasks a list answer shows, and a webhook event carries its event's final state (with
-// `error` only on `transcription.failed`), the one the status reads ended in.
+// `error` only on `transcription.failed`), the one the status reads ended in. A v2 task's reads move forward only
+// along the document's v2 states (pending → processing → completed; failed and cancelled, the contract's extension,
+// end it too), and its final state never changes.
 import { registerCheck } from '../core/registry.ts';
 import type { Exchange, Finding } from '../core/types.ts';
 
@@ -23,6 +25,41 @@ export interface StateMachineTrace {
   listed?: Exchange[];
   /** Webhook event bodies received for tasks of the run. */
   events?: WebhookEvent[];
+  /** The reads of one v2 task, in order. */
+  v2Observations?: Exchange[];
+}
+
+/** The order of the v2 states: a read may skip ahead, never go back; the final ones share the last rank. */
+export const V2_RANK: ReadonlyMap<string, number> = new Map([
+  ['pending', 0],
+  ['processing', 1],
+  ['completed', 2],
+  ['failed', 2],
+  ['cancelled', 2],
+]);
+
+function v2Findings(observations: Exchange[]): Finding[] {
+  const findings: Finding[] = [];
+  let previous: string | undefined;
+  for (const exchange of observations) {
+    if (exchange.response.status >= 300) continue;
+    const status = (exchange.response.body as { data?: { status?: unknown } } | undefined)?.data?.status;
+    if (typeof status !== 'string') continue;
+    const rank = V2_RANK.get(status);
+    if (rank === undefined) {
+      findings.push({ title: 'Undocumented v2 state', message: `status ${status}`, severity: 'high', exchange });
+      continue;
+    }
+    if (previous !== undefined && previous !== status && V2_RANK.get(previous)! >= rank)
+      findings.push({
+        title: 'Undocumented v2 state transition',
+        message: `${previous} → ${status}`,
+        severity: 'high',
+        exchange,
+      });
+    previous = status;
+  }
+  return findings;
 }
 
 interface TaskView {
@@ -139,6 +176,7 @@ export function state_machine_conformance(trace: StateMachineTrace) {
       if (item && typeof item.status === 'string')
         findings.push(...snapshotFindings(item, exchange, `listed task ${String(item.id)}`));
   }
+  findings.push(...v2Findings(trace.v2Observations ?? []));
   const finalStatus = previous && FINAL_STATES.has(previous.view.status) ? previous.view : undefined;
   for (const event of trace.events ?? []) {
     const expected = typeof event.type === 'string' ? EVENT_STATUS[event.type] : undefined;
