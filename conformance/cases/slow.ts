@@ -2,6 +2,9 @@
 // creation is refused (error + 4401: the document's 60 s), a session with no frame for 32 s is closed 4408 while one
 // that sends `keepalive` every 10 s outlives it and ends cleanly, and uploads over the sync limits made on the fly
 // (a 26 MB file: file_too_large; 301 s of audio under 25 MB: duration_exceeded) are refused 400 with their codes.
+// Also here, though the default streaming phase runs it (it ends at once on a server that reserves whole minutes): a
+// session of an account whose funds cover half a minute of streaming, fed 5 s of audio at once and then 2 s every
+// second, must be closed once its audio passes what the funds cover (error + 4402).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { wavOf } from '../core/audio.ts';
@@ -13,8 +16,44 @@ import { bodyOf, call, type Actor, needs } from './stateful/steps.ts';
 const TICKET_TTL_S = 60;
 const IDLE_S = 30;
 
+type Provision = (balance: number, label: string) => Promise<Actor & { id: string }>;
+
 export async function runSlow(run: RunContext, actor: Actor): Promise<void> {
   await Promise.all([expiredTicket(run, actor), idleSessions(run, actor), overLimitUploads(run, actor)]);
+}
+
+export async function pastTheReservation(run: RunContext, quoter: Actor, provision: Provision): Promise<void> {
+  if (!needs(run, 'a stream past its reservation', ['calculatePrice', 'createStreamSession'])) return;
+  const quote = await call(run, quoter, 'calculatePrice', {
+    label: 'the price of one minute of streaming',
+    phase: 'streaming',
+    body: { type: 'stream', duration_seconds: 60 },
+    expectation: { kind: 'status', statuses: [200], reason: 'a quote' },
+  });
+  const minute = bodyOf<{ amount?: number }>(quote)?.amount;
+  if (typeof minute !== 'number' || minute <= 0) return;
+  // half a minute, in whole cents
+  const actor = await provision(Math.max(0.01, Math.floor(minute * 50) / 100), 'half-a-stream-minute');
+  const url = await ticket(run, actor, 'create a session funded for half a minute');
+  if (!url) return;
+  const { sampleRate } = run.audio;
+  const second = Buffer.alloc(sampleRate * 2); // silence
+  const session = await openSession(
+    url,
+    (socket) => {
+      socket.send(sessionFrame(run));
+      for (let i = 0; i < 5; i++) socket.send(second);
+      let sent = 5;
+      const beat = setInterval(() => {
+        if (socket.readyState !== socket.OPEN || sent >= 45) return clearInterval(beat);
+        socket.send(second);
+        socket.send(second);
+        sent += 2;
+      }, 1000);
+    },
+    60_000,
+  );
+  judge(run, 'audio past what half a minute of funds covers', session, [4402], ['session.started', 'error']);
 }
 
 async function ticket(run: RunContext, actor: Actor, label: string): Promise<string | undefined> {

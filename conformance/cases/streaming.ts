@@ -3,11 +3,14 @@
 // must be documented messages that validate, in order session.started … session.completed, then close 1000. The
 // same ticket a second time must be refused (error frame + 4401), and audio before `session` is 4400. A third
 // session sends a `keepalive`, a second of audio (mid-sentence) and `finalize`, and must get a `transcript.final`
-// before the suite sends anything else. While the server answers 501 for stream create, the phase is reported as
+// before the suite sends anything else; a fourth sends 40 s of audio at once, more than the 30 s ahead of real time
+// the document allows (error + 4429). With throwaway accounts, a session whose funds cover half a minute is closed
+// 4402 once its audio passes them (slow.ts: pastTheReservation). While the server answers 501 for stream create, the phase is reported as
 // not run.
 import WebSocket from 'ws';
 import type { ServerFrame, StreamTrace } from '../checks/stream-protocol-conformance.ts';
 import type { RunContext } from '../core/run-context.ts';
+import { pastTheReservation } from './slow.ts';
 import { bodyOf, call } from './stateful/steps.ts';
 
 export interface Session {
@@ -148,4 +151,28 @@ export async function runStreaming(run: RunContext): Promise<void> {
       'createStreamSession',
     );
   }
+  const fourth = await create('create a session to flood');
+  if (fourth) {
+    const flooded = await openSession(
+      fourth,
+      (socket) => {
+        socket.send(
+          JSON.stringify({ type: 'session', language: 'en', sample_rate: sampleRate, encoding: 'pcm_s16le' }),
+        );
+        const second = Buffer.alloc(sampleRate * 2); // silence
+        for (let i = 0; i < AHEAD_S + 10 && socket.readyState === socket.OPEN; i++) socket.send(second);
+      },
+      30_000,
+    );
+    run.trace(
+      'stream_protocol_conformance',
+      trace(`${AHEAD_S + 10} s of audio at once`, flooded, [4429], ['session.started', 'error']),
+      'streaming',
+      'createStreamSession',
+    );
+  }
+  if (run.accounts.provision) await pastTheReservation(run, actor, run.accounts.provision);
 }
+
+/** How far ahead of real time the document lets a client send audio. */
+const AHEAD_S = 30;

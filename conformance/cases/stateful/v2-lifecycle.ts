@@ -1,6 +1,6 @@
 // Scenario: the signed v2 surface. A v2 task is created from an upload (signed), its read link followed, polled to
-// a final state, and the three result links it returns are fetched with no credentials (text, JSON, PDF); a link
-// with a tampered signature is refused 403; a question is asked about the transcript. Then signature_enforcement:
+// a final state (its reads moving forward along the v2 states), and the three result links it returns are fetched
+// with no credentials (text, JSON, PDF); a link with a tampered signature is refused 403; a question is asked about the transcript. Then signature_enforcement:
 // the same signed read with each signature header missing, a tampered signature, a timestamp outside the window
 // (both sides) and another secret → 401, while the correctly signed one is let in.
 import { randomBytes } from 'node:crypto';
@@ -42,13 +42,16 @@ export async function v2Lifecycle(run: RunContext, actor: Actor): Promise<string
     'createV2Transcription',
   );
   let task: Exchange | undefined;
+  const reads: Exchange[] = [];
   const deadline = Date.now() + run.options.taskTimeout * 1000;
   while (Date.now() < deadline) {
     task = await call(run, actor, 'getV2Transcription', { label: 'poll the v2 task', path: { id } });
+    if (task) reads.push(task);
     const status = bodyOf<V2Task>(task)?.data?.status;
     if (!task || task.response.status !== 200 || (status && FINAL_V2.has(status))) break;
     await sleep(300);
   }
+  run.trace('state_machine_conformance', { observations: [], v2Observations: reads }, 'stateful', 'getV2Transcription');
   const results = bodyOf<V2Task>(task)?.data?.results;
   if (bodyOf<V2Task>(task)?.data?.status === 'completed' && results) {
     for (const [format, link] of Object.entries(results)) {
