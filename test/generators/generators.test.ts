@@ -13,7 +13,7 @@ import { wavOf } from '../../conformance/core/audio.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
 import { runToEnd } from '../support/processes.ts';
-import { CALLS, EXPECTED, GENERATED_ERRORS } from './expected.ts';
+import { CALLS, EXPECTED, GENERATED_ERRORS, OPERATION_CALLS } from './expected.ts';
 import { GENERATORS } from './generators.ts';
 import { runGenerator, type GeneratorRun } from './run-generator.ts';
 import { printMatrix } from './print-matrix.ts';
@@ -137,7 +137,8 @@ matrix('every generator generates, compiles strict and runs its scenario as the 
         `${id}: ${run.compile.generated.length} strict errors in the generated code, expected ${GENERATED_ERRORS[id]}`,
       );
     for (const call of CALLS) {
-      const expected = EXPECTED[id]?.[call];
+      const absent = run.statuses[call] === 'absent' && OPERATION_CALLS[call] !== undefined;
+      const expected = absent ? 'absent' : EXPECTED[id]?.[call];
       if (run.statuses[call] !== expected)
         problems.push(
           `${id} × ${call}: expected ${expected}, got ${run.statuses[call]}${run.details[call] ? ` (${run.details[call]})` : ''}`,
