@@ -54,12 +54,26 @@ function requestBodyOf(operation) {
   return { type, value };
 }
 
-/** How the operation answers when it succeeds: status, media type and the first example of its first media type. */
+/**
+ * How the operation answers when it succeeds: status, media type and the first example of its first media type; for
+ * a server-sent event stream, its events (every example of the media type: the payload of one `data:` line each).
+ */
 function successOf(operation, document) {
   const [status, raw] = Object.entries(operation.responses).find(([code]) => /^2/.test(code));
   const [type, media] = Object.entries(resolveRef(document, raw).content ?? {})[0] ?? [];
+  if (type === 'text/event-stream') {
+    // A failure in the middle of a stream (`{"error": …}`) is an example of the media type, not of a success.
+    const events = Object.values(media.examples ?? {})
+      .filter(({ value }) => !(value && typeof value === 'object' && 'error' in value))
+      .map(({ value }) => (typeof value === 'string' ? value : JSON.stringify(value)));
+    return { status, type, example: events.map((event) => `data: ${event}`).join('\n') };
+  }
   return { status, type, example: media ? firstExample(media) : undefined };
 }
+
+/** Whether the answer is a server-sent event stream: the operation answers only so, or the example asks for one. */
+const answersStream = (operation, document) =>
+  successOf(operation, document).type === 'text/event-stream' || requestBodyOf(operation)?.value?.stream === true;
 
 /** Lines longer examples are cut to: a comment under a sample shows the shape of the answer, not all of it. */
 const expectedLines = 12;
@@ -101,7 +115,7 @@ function curlSample(path, method, operation, document) {
     headers.push('-H "X-Public-Key: $SCRIBE_PUBLIC_KEY" -H "X-Timestamp: $ts" -H "X-Signature: $sig"');
   }
   const body = requestBodyOf(operation);
-  const streamed = body?.value?.stream === true;
+  const streamed = answersStream(operation, document);
   const parts = [
     `curl -sS${streamed ? 'N' : ''} --fail-with-body${method === 'get' ? '' : ` -X ${method.toUpperCase()}`} "${url}"`,
   ];
@@ -187,6 +201,19 @@ function typescriptSample(path, method, operation, document) {
       return `${name}: ${tsValue(value)}`;
     });
     options.push(`body: { ${fields.join(', ')} }`);
+  }
+  if (successOf(operation, document).type === 'text/event-stream') {
+    // The SDK function of an event stream returns the events as they arrive (each `data:` parsed as JSON when it is
+    // JSON). By default it reconnects after a failure, again and again: one attempt, and the failure thrown.
+    options.push('sseMaxRetryAttempts: 1', 'onSseError: (error) => {\n    throw error;\n  }');
+    lines.push(
+      `const { stream } = await ${id}({\n  ${options.map((o) => o.replaceAll('\n', '\n  ')).join(',\n  ')},\n});`,
+    );
+    lines.push(
+      "for await (const event of stream) console.log(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}`);",
+    );
+    lines.push(...expectedComment('//', successOf(operation, document)));
+    return [`import { ${imports.join(', ')} } from 'scribe-client';`, '', ...lines].join('\n');
   }
   if (body?.value?.stream === true) options.push("parseAs: 'text'");
   lines.push(`const { data, error } = await ${id}({ ${options.join(', ')} });`);
@@ -336,7 +363,7 @@ function pythonSample(path, method, operation, document) {
     );
     data = 'b"".join(parts)';
   }
-  const streamed = body?.value?.stream === true;
+  const streamed = answersStream(operation, document);
   lines.push(
     `request = urllib.request.Request(url, data=${data}, headers=headers, method="${method.toUpperCase()}")`,
     'try:',

@@ -64,10 +64,31 @@ function checkOutput(op: Operation, sample: Sample, stdout: string): string | nu
   const types = Object.keys(response.content ?? {});
   if (!sample.source.includes(`Expected output (${status} ${types[0]})`))
     return `its source does not show the expected ${status} ${types[0]} output`;
-  if (types[0] !== 'application/json') return stdout.trim() ? null : 'it printed nothing';
   const base = raw.$ref
     ? `openapi.json${raw.$ref}`
     : `openapi.json#/paths/${escapePointer(op.path)}/${op.method}/responses/${status}`;
+  if (types[0] === 'text/event-stream') {
+    // Each `data:` payload is one event of the media type's schema; the stream ends with [DONE].
+    const events = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice(6));
+    if (events.length < 2 || events.at(-1) !== '[DONE]')
+      return `it printed no event stream ending in [DONE]: ${stdout}`;
+    const validate = validatorAt(ajv, `${base}/content/text~1event-stream/schema`);
+    for (const event of events) {
+      let value: unknown = event;
+      try {
+        value = JSON.parse(event);
+      } catch {
+        // [DONE] is the one payload that is not JSON
+      }
+      const wrong = validate(value);
+      if (wrong) return `event ${event.slice(0, 200)}: ${wrong}`;
+    }
+    return null;
+  }
+  if (types[0] !== 'application/json') return stdout.trim() ? null : 'it printed nothing';
   let printed: unknown;
   try {
     printed = JSON.parse(stdout);
@@ -262,6 +283,35 @@ test('every operation has a curl, a TypeScript and a Python sample; the OpenAI-c
       ...(openaiCompatible.includes(op.operationId) ? ['OpenAI SDK'] : []),
     ];
     assert.equal(labels, expected, op.operationId);
+  }
+});
+
+test("every TypeScript sample compiles with tsc --strict, as a reader's project would", async () => {
+  // Beside the repository's package.json (ES modules), importing the client's sources as the package's types do.
+  const dir = mkdtempSync(join(root, '.samples-tsc-'));
+  try {
+    const files: string[] = [];
+    for (const op of operations)
+      for (const sample of samplesOf(op).filter((s) => s.lang === 'TypeScript')) {
+        const file = join(dir, `${op.operationId}-${sample.label.replaceAll(' ', '')}.ts`);
+        writeFileSync(file, `${localised(sample.source)}\nexport {};\n`);
+        files.push(file);
+      }
+    const compiled = await runToEnd(
+      process.execPath,
+      [
+        join(root, 'node_modules/typescript/bin/tsc'),
+        ...['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--skipLibCheck', '--allowImportingTsExtensions'],
+        ...['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2023'],
+        ...['--lib', 'es2023,dom', '--types', 'node'],
+        ...files,
+      ],
+      { cwd: root, env: process.env, timeoutMs: 180_000 },
+    );
+    assert.is(compiled.code, 0, compiled.stdout);
+    console.log(`${files.length} TypeScript samples compile with tsc --strict`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
