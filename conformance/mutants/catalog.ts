@@ -707,4 +707,92 @@ export const MUTANTS: Mutant[] = [
       ),
     ),
   },
+  // outcomes the document fixes beyond the schema
+  {
+    name: 'queue priced above lightning',
+    category: 'billing',
+    args: [...STATEFUL, ...only('calculatePrice')],
+    response: on('calculatePrice', (q, r) => {
+      if (!/"priority":"queue"/.test(q.body.toString('utf8'))) return undefined;
+      return body(200, (v) => ({ ...v, amount: Number(v.amount) * 10 }))(q, r, undefined as never);
+    }),
+  },
+  {
+    name: "a dead link's task fails with another code",
+    category: 'state',
+    args: STATEFUL,
+    response: on(
+      'getTranscriptionStatus',
+      body(
+        200,
+        inData((t) => {
+          const error = t.error as { code?: string } | null | undefined;
+          if (error?.code === 'download_failed') error.code = 'task_failed';
+        }),
+      ),
+    ),
+  },
+  {
+    name: 'a webhook that answered 410 stays enabled',
+    category: 'webhooks',
+    args: [...STATEFUL, ...only('createWebhook', 'testWebhook', 'listWebhooks')],
+    response: on(
+      'listWebhooks',
+      body(200, (v) => {
+        for (const hook of (v.data as Record<string, unknown>[] | undefined) ?? []) {
+          hook.enabled = true;
+          hook.disabled_reason = null;
+        }
+        return v;
+      }),
+    ),
+  },
+  {
+    name: 'a webhook update of a blocked account is 403',
+    category: 'auth',
+    args: [...STATEFUL, ...only('createWebhook', 'updateWebhook', 'blockAccount', 'unblockAccount', 'listModels')],
+    response: on('updateWebhook', status(409, 403)),
+  },
+  {
+    name: 'an unknown chat model is 400',
+    category: 'validation',
+    args: [...STATEFUL, ...only('createChatCompletion', 'calculatePrice')],
+    response: on('createChatCompletion', status(404, 400)),
+  },
+  {
+    name: 'a json_object answer in prose',
+    category: 'sse',
+    args: ['--phases', 'sse'],
+    response: on(
+      'createChatCompletion',
+      body(200, (v) => {
+        const choice = (v.choices as { message?: { content?: unknown } }[] | undefined)?.[0];
+        if (choice?.message) choice.message.content = 'Here is a cat.';
+        return v;
+      }),
+    ),
+  },
+  {
+    name: 'a price with three decimals',
+    category: 'billing',
+    args: [...EX, ...only('calculatePrice')],
+    response: on(
+      'calculatePrice',
+      body(200, (v) => ({ ...v, amount: Number(v.amount) + 0.001 })),
+    ),
+  },
+  {
+    name: 'a v2 task back to pending once completed',
+    category: 'state',
+    args: [...STATEFUL, ...only('createV2Transcription', 'getV2Transcription', 'downloadV2TranscriptionResult')],
+    response: on(
+      'getV2Transcription',
+      body(
+        200,
+        inData((t) => {
+          if (t.status === 'completed') t.status = 'pending';
+        }),
+      ),
+    ),
+  },
 ];
