@@ -3,6 +3,8 @@
 // is recorded with what went wrong, and the record is printed as the last line for the matrix test to read. What the
 // scenario needs from the test (server, keys, the recording, a completed task) comes in environment variables.
 import { readFileSync } from 'node:fs';
+import type { InternalAxiosRequestConfig } from 'axios';
+import { signV2Request } from './scribe-client/sign-v2-request.ts';
 
 export type Attempt = 'generated' | 'option';
 export interface Outcome {
@@ -115,3 +117,19 @@ export function checkText<T>(value: T, ...typed: TextTyped<T>): void {
  * `const literal: IsLiteral<typeof value> = true`, so a type that does not narrow fails to compile.
  */
 export type IsLiteral<T> = 0 extends 1 & T ? false : unknown extends T ? false : string extends T ? false : true;
+
+/**
+ * An axios request interceptor (the request hook of the axios-based clients) that signs a v2/v1 call with
+ * scribe-client's signV2Request in place of the Bearer key. Version 1 covers no body, so a Request with the method and
+ * URL is all it needs (axios serialises the body after the interceptors).
+ */
+export async function signAxiosRequest(config: InternalAxiosRequestConfig): Promise<InternalAxiosRequestConfig> {
+  const url = new URL(config.url ?? '', config.baseURL);
+  const signed = await signV2Request(new Request(url, { method: config.method?.toUpperCase() }), {
+    publicKey: env.publicKey,
+    secret: env.secret,
+  });
+  config.headers.delete('Authorization');
+  for (const [name, value] of signed.headers) config.headers.set(name, value);
+  return config;
+}

@@ -3,7 +3,7 @@
 // request interceptor of its axiosInstance with scribe-client's signV2Request. Its one documented option:
 // `responseType: 'text'` in a call's RequestConfig.
 import { axiosInstance, setConfig } from '@kubb/plugin-client/clients/axios';
-import { isAxiosError, type InternalAxiosRequestConfig } from 'axios';
+import { isAxiosError } from 'axios';
 import {
   calculatePrice,
   calculateV2TranscriptionCost,
@@ -14,7 +14,6 @@ import {
   getTranscriptionStatus,
   listModels,
 } from './client/index.ts';
-import { signV2Request } from './scribe-client/sign-v2-request.ts';
 import {
   attempt,
   check,
@@ -28,6 +27,7 @@ import {
   recording,
   report,
   shown,
+  signAxiosRequest,
   sseData,
   state,
   taskId,
@@ -167,18 +167,7 @@ await attempt('chat-stream', 'option', async () => {
 });
 
 await attempt('v2-signed', 'generated', async () => {
-  const sign = async (config: InternalAxiosRequestConfig) => {
-    // Version 1 covers no body, so a Request with the method and URL is all signV2Request needs.
-    const url = new URL(config.url ?? '', config.baseURL);
-    const signed = await signV2Request(new Request(url, { method: config.method?.toUpperCase() }), {
-      publicKey: env.publicKey,
-      secret: env.secret,
-    });
-    config.headers.delete('Authorization');
-    for (const [name, value] of signed.headers) config.headers.set(name, value);
-    return config;
-  };
-  const interceptor = axiosInstance.interceptors.request.use(sign);
+  const interceptor = axiosInstance.interceptors.request.use(signAxiosRequest);
   try {
     const cost = await calculateV2TranscriptionCost({ priority: 'queue', duration: '1:30' });
     check(typeof cost.cost === 'number', shown(cost));

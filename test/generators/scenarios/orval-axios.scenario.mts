@@ -2,9 +2,8 @@
 // AxiosResponse and throwing an AxiosError for an error status. Base URL and key are axios defaults; the v2 call is
 // signed in an axios request interceptor with scribe-client's signV2Request. Its one documented option:
 // `responseType: 'text'` in a call's AxiosRequestConfig.
-import axios, { type InternalAxiosRequestConfig } from 'axios';
+import axios from 'axios';
 import { getScribeAPI } from './client/api.ts';
-import { signV2Request } from './scribe-client/sign-v2-request.ts';
 import {
   attempt,
   check,
@@ -18,6 +17,7 @@ import {
   recording,
   report,
   shown,
+  signAxiosRequest,
   sseData,
   state,
   taskId,
@@ -159,18 +159,7 @@ await attempt('chat-stream', 'option', async () => {
 });
 
 await attempt('v2-signed', 'generated', async () => {
-  const sign = async (config: InternalAxiosRequestConfig) => {
-    // Version 1 covers no body, so a Request with the method and URL is all signV2Request needs.
-    const url = new URL(config.url ?? '', config.baseURL);
-    const signed = await signV2Request(new Request(url, { method: config.method?.toUpperCase() }), {
-      publicKey: env.publicKey,
-      secret: env.secret,
-    });
-    config.headers.delete('Authorization');
-    for (const [name, value] of signed.headers) config.headers.set(name, value);
-    return config;
-  };
-  const interceptor = axios.interceptors.request.use(sign);
+  const interceptor = axios.interceptors.request.use(signAxiosRequest);
   try {
     const { data } = await api.calculateV2TranscriptionCost({ priority: 'queue', duration: '1:30' });
     check(typeof data.cost === 'number', shown(data));
