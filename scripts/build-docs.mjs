@@ -1,20 +1,45 @@
-// `npm run docs`: a self-contained docs site in docs/site/ (HTTP API page, streaming page, index) that works offline.
-// Redoc's scripts are inlined (--inlineBundle); the pages are built from the bundles in generated/.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// `npm run docs`: a self-contained docs site in docs/site/ that works offline: the landing page, the guides, the
+// changelog, the playground, the HTTP and streaming reference pages (Redoc, its scripts inlined with --inlineBundle,
+// built from the bundles in generated/), one search index over all of them, and the contract documents to download.
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { escapeHtml, menu, renderGuides, style } from './render-guides.mjs';
+import { listGuides, menu, renderGuides, renderMarkdown } from './render-guides.mjs';
+import { siteHeader, colourModeScript } from './docs/site-shell.mjs';
+import { siteStyle } from './docs/site-style.mjs';
+import {
+  linkGuidesAndOperations,
+  listOperations,
+  referenceRoute,
+  withGuideLinks,
+} from './docs/guide-operation-links.mjs';
+import { referenceDocuments, writeSearchIndex } from './docs/search-index.mjs';
+import { frameReferencePage } from './docs/reference-frame.mjs';
+import { copyDownloads, writeChangelog, writeLanding } from './docs/landing-page.mjs';
 import { buildPlayground } from '../docs/playground/build-playground.mjs';
 import { redocly, root } from './spec-tools.mjs';
 import { sampleLanguages } from './code-samples.mjs';
 import { packIntoSite } from './docs/pack-packages.mjs';
 
 const site = join(root, 'docs/site');
-mkdirSync(site, { recursive: true });
+mkdirSync(join(site, 'assets'), { recursive: true });
+copyFileSync(join(root, 'scripts/docs/site-client.js'), join(site, 'assets/site.js'));
+
+const contract = JSON.parse(readFileSync(join(root, 'generated/openapi.json'), 'utf8'));
+const asyncContract = JSON.parse(readFileSync(join(root, 'generated/asyncapi.json'), 'utf8'));
+const operations = listOperations(contract);
+const guideList = listGuides(join(root, 'docs/guides'));
+const { guidesOf, operationsOf } = linkGuidesAndOperations(operations, guideList);
+// The reference page is built from a copy of the bundle whose operation descriptions end in links to their guides;
+// the contract in generated/ stays as it is.
+const scratch = mkdtempSync(join(tmpdir(), 'scribe-docs-'));
+const linkedContract = join(scratch, 'openapi.json');
+writeFileSync(linkedContract, JSON.stringify(withGuideLinks(contract, guidesOf)));
 
 const pages = [
   {
     file: 'api.html',
-    source: 'generated/openapi.yaml',
+    source: linkedContract,
     title: 'Scribe HTTP API',
     // Redoc shows only the code samples whose label is in its language list (its default has no TypeScript).
     options: ['--openapi', JSON.stringify({ codeSamples: { languages: sampleLanguages } })],
@@ -50,6 +75,7 @@ for (const page of pages) {
   for (const [url, local] of Object.entries(cdnAssets)) html = html.replaceAll(url, local);
   // No favicon request to the server (a 404 in the browser's console): an empty icon inside the page.
   html = html.replace('<head>', '<head><link rel="icon" href="data:,">');
+  html = frameReferencePage(html);
   writeFileSync(output, html);
   // Redoc's bundle also names icon CDNs for features this site does not use; the browser test (test/docs) records
   // every request the pages really make and fails on any host but localhost.
@@ -57,34 +83,41 @@ for (const page of pages) {
   if (match) throw new Error(`${page.file} loads a remote resource: ${match[0]}`);
 }
 
-const guides = renderGuides(join(root, 'docs/guides'), site);
-const packed = packIntoSite(root, site);
-await buildPlayground(site, { menu: (prefix, current) => menu(guides, prefix, current), style, externalLoad });
+rmSync(scratch, { recursive: true, force: true });
 
-writeFileSync(
-  join(site, 'index.html'),
-  `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,">
-<title>Scribe API documentation</title><style>${style}</style></head>
-<body>${menu(guides, '', null)}<main>
-<h1>Scribe API documentation</h1>
-<p>Speech-to-text (sync, async, real-time stream), OpenAI-style chat and embeddings, prepaid billing. Start with the
-<a href="guides/quickstart.html">Quickstart</a>.</p>
-<h2>Guides</h2>
-<ul>
-${guides.map((g) => `<li><a href="guides/${g.name}.html">${escapeHtml(g.title)}</a></li>`).join('\n')}
-</ul>
-<h2>Reference</h2>
-<ul>
-<li><a href="api.html">HTTP API</a> — every operation of v3, v2, v1, /health and the admin surface (OpenAPI 3.1).</li>
-<li><a href="streaming.html">Streaming API</a> — the real-time WebSocket protocol and webhook events (AsyncAPI 3.0).</li>
-</ul>
-</main></body>
-</html>
-`,
-);
+const guides = renderGuides(guideList, site, { operationsOf, referenceRoute });
+const packed = packIntoSite(root, site);
+await buildPlayground(site, {
+  menu: (prefix, current) => `${siteHeader(prefix)}<div class="site-layout">${menu(guideList, prefix, current)}`,
+  head: `${colourModeScript}<script src="assets/site.js" defer></script>`,
+  style: siteStyle,
+  externalLoad,
+});
+writeChangelog(root, site, guideList, renderMarkdown);
+const downloads = copyDownloads(root, site);
+writeLanding(root, site, guideList, packed);
+
+const searchable = writeSearchIndex(site, [
+  ...guides.flatMap((guide) => [
+    { url: `guides/${guide.name}.html`, title: guide.title, kind: 'Guide', text: guide.text.split('\n## ')[0] },
+    ...guide.sections.map((section) => ({
+      url: `guides/${guide.name}.html#${section.id}`,
+      title: section.title,
+      kind: `Guide · ${guide.title}`,
+      text: section.text,
+    })),
+  ]),
+  ...referenceDocuments(contract, operations, asyncContract, referenceRoute),
+  {
+    url: 'changelog.html',
+    title: 'Changelog',
+    kind: 'Reference',
+    text: readFileSync(join(root, 'CHANGELOG.md'), 'utf8'),
+  },
+]);
+
 console.log(
-  `docs/site/: ${pages.map((p) => p.file).join(', ')}, index.html, playground.html, guides/ (${guides.length}), ` +
+  `docs/site/: ${pages.map((p) => p.file).join(', ')}, index.html, changelog.html, playground.html, ` +
+    `guides/ (${guides.length}), search (${searchable} entries), ${downloads.join(', ')}, ` +
     `packages/ (${packed.map((p) => p.filename).join(', ')})`,
 );

@@ -22,8 +22,11 @@ function syncLimits() {
   throw new Error('the contract has no createSyncTranscription');
 }
 
-/** `menu(prefix, current)` and `style` are the site's shared menu and style (render-guides.mjs). */
-export async function buildPlayground(site, { menu, style, externalLoad }) {
+/**
+ * `menu(prefix, current)` is the site's header and menu (it opens the layout that playground.html closes after its
+ * main), `head` what the site adds to every page's head, `style` the site's stylesheet (scripts/docs/).
+ */
+export async function buildPlayground(site, { menu, head = '', style, externalLoad }) {
   const limits = syncLimits();
   await build({
     entryPoints: [join(here, 'main.ts')],
@@ -43,6 +46,8 @@ export async function buildPlayground(site, { menu, style, externalLoad }) {
   });
   const html = readFileSync(join(here, 'playground.html'), 'utf8')
     .replace('/*style*/', () => style)
+    .replace('<!--head-->', () => head)
+    .replace('<!--/layout-->', () => '</div>')
     .replace('<!--menu-->', () => menu('', 'playground'));
   const match = html.match(externalLoad);
   if (match) throw new Error(`playground.html loads a remote resource: ${match[0]}`);
