@@ -1,6 +1,7 @@
 // The site's script in the reader's browser (copied to docs/site/assets/site.js): the menu button on narrow screens,
 // the light/dark toggle, the search box over the index built with the site, copy buttons on code blocks, and on the
-// Redoc pages sidebar links that open the same place in a new tab. Plain DOM, no build step.
+// Redoc pages sidebar links that open the same place in a new tab and an example picker named as it reads. Plain
+// DOM, no build step.
 /* global document, window, MutationObserver, MiniSearch */
 
 const header = document.querySelector('.site-header');
@@ -144,9 +145,21 @@ function keepReferenceLinksInPage() {
       if (link.closest('.site-header')) continue;
       link.setAttribute('href', `${page}#${link.getAttribute('href')}`);
     }
+    // Redoc's example picker is named "Example" while it shows the example's name: a screen reader user saying what
+    // they see would not find it. Its name gets the shown text too (set only when it differs, so no loop).
+    for (const button of document.querySelectorAll('button[aria-haspopup="menu"][aria-label^="Example"]')) {
+      const name = `Example: ${button.textContent.trim()}`;
+      if (button.textContent.trim() && button.getAttribute('aria-label') !== name)
+        button.setAttribute('aria-label', name);
+    }
   };
   fix();
-  new MutationObserver(fix).observe(document.body, { subtree: true, childList: true, attributeFilter: ['href'] });
+  new MutationObserver(fix).observe(document.body, {
+    subtree: true,
+    childList: true,
+    characterData: true,
+    attributeFilter: ['href', 'aria-label'],
+  });
 }
 
 if (header) {
