@@ -91,7 +91,8 @@ color:var(--s-fg);background:var(--s-bg);border:1px solid var(--s-line);border-r
 .site-menu-button{display:inline-block}.site-header .site-links{display:none}
 .site-layout{display:block}.site-nav{display:none;width:auto;position:static;max-height:none}
 .site-layout.nav-open .site-nav{display:block;border-bottom:1px solid var(--s-line)}
-.site-main{padding:1rem}.site-search{flex-basis:auto}}
+.site-main{padding:1rem}.site-search{flex-basis:auto}
+.site-search-results{position:fixed;left:.5rem;right:.5rem;top:3.3rem;width:auto}}
 @media (max-width:420px){.site-header .site-home span{display:none}}
 ${highlightTheme('a11y-light.css', ':root:not(.dark)')}
 ${highlightTheme('a11y-dark.css', ':root.dark')}

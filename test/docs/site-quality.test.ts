@@ -285,6 +285,16 @@ test('one search finds guide sections and reference operations, from a guide and
   await context.close();
 });
 
+test('on a phone the search results fit the screen', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await open(context, `${docs}guides/quickstart.html`);
+  await page.fill('.site-search input', 'webhook secret');
+  await page.waitForSelector('.site-search-results:not([hidden]) a', { timeout: 10_000 });
+  const box = (await page.locator('.site-search-results').boundingBox())!;
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, `results from ${box.x} to ${box.x + box.width} px`);
+  await context.close();
+});
+
 test('guides have anchored headings, a table of contents and highlighted code blocks with a copy button', async () => {
   const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await open(context, `${docs}guides/webhooks.html`);
