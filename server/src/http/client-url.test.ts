@@ -22,6 +22,9 @@ const unit = suite('parseClientUrl');
 
 unit('returns the parsed URL of a good link', () => {
   assert.is(parseClientUrl('HTTPS://Media.Example.com/a%20b.mp3', 'url').href, 'https://media.example.com/a%20b.mp3');
+  // Punycode labels that decode are hosts like any other, written either way.
+  assert.is(parseClientUrl('http://xn--bcher-kva.example/a.mp3', 'url').hostname, 'xn--bcher-kva.example');
+  assert.is(parseClientUrl('http://bücher.example/a.mp3', 'url').hostname, 'xn--bcher-kva.example');
 });
 
 unit('refuses what the WHATWG parser refuses, and other schemes, as 400 invalid_parameter on the field', () => {
