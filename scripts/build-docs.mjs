@@ -21,6 +21,13 @@ import { redocly, root } from './spec-tools.mjs';
 import { sampleLanguages } from './code-samples.mjs';
 import { packIntoSite } from './docs/pack-packages.mjs';
 
+// A build that cannot finish (a missing bundle: run `npm run generate`; a page that loads a remote resource; Redocly's
+// own failure, printed above) ends in one line naming it, not a stack trace.
+process.on('uncaughtException', (error) => {
+  console.error(`npm run docs: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
+
 const site = join(root, 'docs/site');
 mkdirSync(join(site, 'assets'), { recursive: true });
 copyFileSync(join(root, 'scripts/docs/site-client.js'), join(site, 'assets/site.js'));
