@@ -17,6 +17,7 @@ import { RateLimiter } from './core/rate-limiter.ts';
 import { Recorder } from './core/recorder.ts';
 import { registeredChecks } from './core/registry.ts';
 import { operationIndex, traceRules } from './core/rule-trace.ts';
+import { casesNotRun } from './cases/named.ts';
 import { loadLedger } from './core/rules.ts';
 import { RunContext, type Accounts } from './core/run-context.ts';
 import { loadSpec } from './core/spec.ts';
@@ -108,6 +109,7 @@ export async function runSuite(options: RunOptions, recorder = new Recorder()): 
     selectedOperations: new Set(run.operations().map((o) => o.id)),
     notRunByOperation: new Map(recorder.notRun.map((n) => [n.operation ?? n.what, n.reason])),
     notRunByPhase: new Map(recorder.notRun.flatMap((n) => (n.phase ? [[n.phase, `${n.what}: ${n.reason}`]] : []))),
+    casesNotRun: casesNotRun(options),
   });
   const elapsedMs = performance.now() - started;
   const requests = client.requests + bootstrap.requests;

@@ -53,7 +53,14 @@ export async function pastTheReservation(run: RunContext, quoter: Actor, provisi
     },
     60_000,
   );
-  judge(run, 'audio past what half a minute of funds covers', session, [4402], ['session.started', 'error']);
+  judge(
+    run,
+    'audio past what half a minute of funds covers',
+    session,
+    [4402],
+    ['session.started', 'error'],
+    'stream-past-funds',
+  );
 }
 
 async function ticket(run: RunContext, actor: Actor, label: string): Promise<string | undefined> {
@@ -68,12 +75,20 @@ async function ticket(run: RunContext, actor: Actor, label: string): Promise<str
 const sessionFrame = (run: RunContext) =>
   JSON.stringify({ type: 'session', language: 'en', sample_rate: run.audio.sampleRate, encoding: 'pcm_s16le' });
 
-function judge(run: RunContext, scenario: string, session: Session, close: number[], types: string[]) {
+function judge(
+  run: RunContext,
+  scenario: string,
+  session: Session,
+  close: number[],
+  types: string[],
+  caseName?: string,
+) {
   run.trace(
     'stream_protocol_conformance',
     { scenario, frames: session.frames, closeCode: session.closeCode, expectedClose: close, expectedTypes: types },
     'streaming',
     'createStreamSession',
+    caseName,
   );
 }
 
@@ -82,7 +97,8 @@ async function expiredTicket(run: RunContext, actor: Actor): Promise<void> {
   const url = await ticket(run, actor, 'create a ticket to let expire');
   if (!url) return;
   await sleep((TICKET_TTL_S + 2) * 1000);
-  judge(run, `a ticket ${TICKET_TTL_S + 2} s old`, await openSession(url, () => undefined, 15_000), [4401], ['error']);
+  const session = await openSession(url, () => undefined, 15_000);
+  judge(run, `a ticket ${TICKET_TTL_S + 2} s old`, session, [4401], ['error'], 'expired-ticket');
 }
 
 async function idleSessions(run: RunContext, actor: Actor): Promise<void> {
@@ -94,7 +110,7 @@ async function idleSessions(run: RunContext, actor: Actor): Promise<void> {
   await Promise.all([
     idle &&
       openSession(idle, (socket) => socket.send(sessionFrame(run)), (IDLE_S + 15) * 1000).then((session) =>
-        judge(run, `no frame for ${IDLE_S} s`, session, [4408], ['session.started', 'error']),
+        judge(run, `no frame for ${IDLE_S} s`, session, [4408], ['session.started', 'error'], 'idle-stream'),
       ),
     kept &&
       openSession(
@@ -136,8 +152,13 @@ async function overLimitUploads(run: RunContext, actor: Actor): Promise<void> {
   const large = join(dir, 'over-size.wav');
   writeFileSync(large, wavOf(Buffer.alloc(maxBytes + 1024 * 1024), run.audio.sampleRate));
   const uploads = [
-    { file: large, code: 'file_too_large', what: `a file of ${maxBytes + 1024 * 1024 + 44} bytes` },
-    { file: long, code: 'duration_exceeded', what: `${maxSeconds + 1} s of audio` },
+    {
+      file: large,
+      code: 'file_too_large',
+      what: `a file of ${maxBytes + 1024 * 1024 + 44} bytes`,
+      case: 'over-size-upload',
+    },
+    { file: long, code: 'duration_exceeded', what: `${maxSeconds + 1} s of audio`, case: 'over-duration-upload' },
   ];
   for (const upload of uploads)
     await run.exchange(
@@ -158,6 +179,7 @@ async function overLimitUploads(run: RunContext, actor: Actor): Promise<void> {
         label: `sync create with ${upload.what}`,
         operation,
         credentials: actor,
+        case: upload.case,
         expectation: {
           kind: 'status',
           statuses: [400],

@@ -169,6 +169,7 @@ export async function runStreaming(run: RunContext): Promise<void> {
       trace(`${AHEAD_S + 10} s of audio at once`, flooded, [4429], ['session.started', 'error']),
       'streaming',
       'createStreamSession',
+      'stream-flood',
     );
   }
   if (run.accounts.provision) await pastTheReservation(run, actor, run.accounts.provision);

@@ -47,12 +47,24 @@ export class Recorder {
   checked(
     check: string,
     findings: Finding[],
-    context: { phase: Phase; operation?: string; exchange?: Exchange; expectation?: Expectation; judged?: Exchange[] },
+    context: {
+      phase: Phase;
+      operation?: string;
+      exchange?: Exchange;
+      expectation?: Expectation;
+      judged?: Exchange[];
+      case?: string;
+    },
   ) {
     this.observe(check, findings, context);
     // a scenario's check judged every exchange its trace holds: each counts in its own operation's scope
     for (const exchange of context.judged ?? [])
-      this.observe(check, findings, { phase: context.phase, operation: exchange.operationId, exchange });
+      this.observe(check, findings, {
+        phase: context.phase,
+        operation: exchange.operationId,
+        exchange,
+        case: context.case,
+      });
     const counter = this.checks.get(check) ?? { runs: 0, failed: 0 };
     counter.runs += 1;
     if (findings.length > 0) counter.failed += 1;
@@ -90,13 +102,14 @@ export class Recorder {
   private observe(
     check: string,
     findings: Finding[],
-    context: { phase: Phase; operation?: string; exchange?: Exchange; expectation?: Expectation },
+    context: { phase: Phase; operation?: string; exchange?: Exchange; expectation?: Expectation; case?: string },
   ): void {
     if (!judges(check, context.expectation, context.exchange)) return;
     const { exchange } = context;
     const observation: Observation = {
       check,
       phase: context.phase,
+      case: context.case,
       operation: context.operation,
       requestMedia: requestMediaOf(exchange),
       status: exchange?.response.status,
@@ -107,6 +120,7 @@ export class Recorder {
     const key = JSON.stringify([
       check,
       context.phase,
+      context.case,
       observation.operation,
       observation.requestMedia,
       observation.status,

@@ -57,6 +57,34 @@ test('a case of another answer than the one the rule is encoded on does not prov
   assert.is(provoked!.verdict, 'passed');
 });
 
+test('a rule that names its cases is provoked only by one of them, and is not run with the option its cases need', () => {
+  const tooLarge = rule('errors.code.file-too-large'); // cases: [over-size-upload], provoked at the sync create's 400
+  const checks = new Set(['status_code_conformance', 'error_code_status_map']);
+  // a default case in the same scope (an unsupported format answered 400) must not credit it
+  const other = seen({ check: 'status_code_conformance', operation: 'createSyncTranscription', status: 400 });
+  const [byLuck] = traceRules(
+    [tooLarge],
+    [other],
+    context({ selectedChecks: checks, casesNotRun: new Map([['over-size-upload', 'needs --slow']]) }),
+  );
+  assert.is(byLuck!.verdict, 'not_run');
+  assert.is(byLuck!.reason, 'its case over-size-upload did not run: needs --slow');
+  const [withSlow] = traceRules([tooLarge], [other], context({ selectedChecks: checks }));
+  assert.is(withSlow!.verdict, 'not_run');
+  assert.match(
+    withSlow!.reason!,
+    /no case named over-size-upload of createSyncTranscription, answer 400/,
+    withSlow!.reason,
+  );
+  const own = { ...other, case: 'over-size-upload' };
+  const [provoked] = traceRules([tooLarge], [other, own], context({ selectedChecks: checks }));
+  assert.is(provoked!.verdict, 'passed');
+  assert.is(provoked!.cases, 1, 'only its own case counts');
+  // its own case in another answer (a server that took the upload: 200) does not provoke it either
+  const [elsewhere] = traceRules([tooLarge], [{ ...own, status: 200 }], context({ selectedChecks: checks }));
+  assert.is(elsewhere!.verdict, 'not_run');
+});
+
 test('not run for a reason: --checks, --include/--exclude, an unimplemented operation', () => {
   const json415 = rule('stt.sync.json-body-415');
   const [unselected] = traceRules([json415], [], context({ selectedChecks: new Set() }));

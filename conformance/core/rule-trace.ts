@@ -7,6 +7,9 @@
 // a case in one of them (a pointer elsewhere — a nested schema, the AsyncAPI document — claims no scope of its own:
 // any judged case of its checks counts).
 // A rule whose checks judge it elsewhere than where it is encoded says so with `provoked_at` (read instead).
+// A rule only one specific scenario provokes (an expired ticket, an upload over a limit) names it with `cases`: then
+// only observations of those named cases count, so a default case in the same scope cannot credit it, and a rule
+// whose cases are opt-in is not run with the option it needs as the reason.
 // "Judged" is stricter than "ran": negative_data_rejection judges only schema-invalid data, positive_data_acceptance
 // only schema-valid data, error_body_conformance only error answers.
 import type { Rule } from './rules.ts';
@@ -17,6 +20,8 @@ export interface Observation {
   check: string;
   /** The phase whose case it was: the case generator that provoked what the check judged. */
   phase?: string;
+  /** The named case it belonged to, if any (what a rule's `cases` match). */
+  case?: string;
   operation?: string;
   /** The request body's media type (`application/json`, `multipart/form-data`), none without a body. */
   requestMedia?: string;
@@ -184,6 +189,8 @@ export interface TraceContext {
   notRunByOperation: Map<string, string>;
   /** Not-run reasons by phase (a chat engine that answers 503 leaves the sse phase nothing to judge). */
   notRunByPhase: Map<string, string>;
+  /** Named cases this run left out, with why (`needs --slow`). */
+  casesNotRun?: Map<string, string>;
 }
 
 /** Checks that judge only what one phase provokes. */
@@ -208,7 +215,10 @@ export function traceRules(rules: Rule[], observations: Observation[], context: 
       const base = { id: rule.id, checks: rule.checks, cases: 0, failed: 0, operations, phases: [] as string[] };
       const checks = rule.checks.filter((check) => context.selectedChecks.has(check));
       if (checks.length === 0) return { ...base, verdict: 'not_run', reason: `--checks leaves out ${rule.checks}` };
-      const seen = checks.flatMap((check) => byCheck.get(check) ?? []);
+      const named = rule.cases && new Set(rule.cases);
+      const seen = checks
+        .flatMap((check) => byCheck.get(check) ?? [])
+        .filter((o) => !named || (o.case !== undefined && named.has(o.case)));
       const relevant = scopes.length ? seen.filter((o) => scopes.some((scope) => inScope(o, scope))) : seen;
       const cases = relevant.reduce((sum, o) => sum + o.runs, 0);
       const failed = relevant.reduce((sum, o) => sum + o.failed, 0);
@@ -222,17 +232,20 @@ export function traceRules(rules: Rule[], observations: Observation[], context: 
         const answered = [
           ...new Set(observations.filter((o) => o.operation === operation && o.status).map((o) => o.status)),
         ].sort();
+        const optIn = rule.cases?.map((name) => context.casesNotRun?.get(name));
         const why =
-          operation && !context.selectedOperations.has(operation)
-            ? `${operation} is not in this run (--include/--exclude)`
-            : operation && context.notRunByOperation.has(operation)
-              ? `${operation}: ${context.notRunByOperation.get(operation)}`
-              : missing
-                ? `no case of ${describe(missing)} judged by ${checks.join(' or ')}` +
-                  (answered.length ? ` (it answered ${answered.join(', ')})` : '')
-                : phaseReason
-                  ? `${checks.join(' and ')} judged no case: ${phaseReason}`
-                  : `${checks.join(' and ')} judged no case`;
+          cases === 0 && optIn?.length && optIn.every(Boolean)
+            ? `its case${optIn.length > 1 ? 's' : ''} ${rule.cases!.join(', ')} did not run: ${[...new Set(optIn)].join('; ')}`
+            : operation && !context.selectedOperations.has(operation)
+              ? `${operation} is not in this run (--include/--exclude)`
+              : operation && context.notRunByOperation.has(operation)
+                ? `${operation}: ${context.notRunByOperation.get(operation)}`
+                : missing
+                  ? `no case ${rule.cases ? `named ${rule.cases.join(' or ')} ` : ''}of ${describe(missing)} judged by ${checks.join(' or ')}` +
+                    (answered.length ? ` (it answered ${answered.join(', ')})` : '')
+                  : phaseReason
+                    ? `${checks.join(' and ')} judged no case: ${phaseReason}`
+                    : `${checks.join(' and ')} judged no case`;
         return { ...base, cases, failed, verdict: failed > 0 ? 'failed' : 'not_run', reason: why };
       }
       return { ...base, cases, failed, verdict: failed > 0 ? 'failed' : 'passed' };

@@ -11,6 +11,7 @@ import { rulesSummaryLine } from '../report/rules.ts';
 import { registeredChecks } from './registry.ts';
 import { auditRules, documentSections, readSources, resolvePointer, type AuditInputs } from './rules-audit.ts';
 import { coverageOf, loadLedger, parseLedger, summarize } from './rules.ts';
+import { NAMED_CASES } from '../cases/named.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const test = suite('rule ledger');
@@ -43,6 +44,19 @@ test('the ledger parses, ids are unique, and every rule is encoded, checked or h
     assert.ok(rule.quote.trim(), `${rule.id} has an empty quote`);
     assert.ok(rule.encoded.length || rule.checks.length || rule.not_checkable, `${rule.id} has no coverage`);
   }
+});
+
+test('every case a rule names in `cases` is a named case of the suite, and every named case is named by a rule', () => {
+  const named = ledger.rules.flatMap((rule) => (rule.cases ?? []).map((name) => [rule.id, name] as const));
+  assert.equal(
+    named.filter(([, name]) => !(name in NAMED_CASES)).map(([id, name]) => `${id}: ${name}`),
+    [],
+  );
+  const used = new Set(named.map(([, name]) => name));
+  assert.equal(
+    Object.keys(NAMED_CASES).filter((name) => !used.has(name)),
+    [],
+  );
 });
 
 test('pointers resolve, checks are registered, quotes are verbatim, sections are headings, headings are covered', () => {

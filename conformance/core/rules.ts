@@ -31,6 +31,11 @@ export interface Rule {
    * judges on the 201 of the same operation): pointers like `encoded`, read by the run's rule trace instead of them.
    */
   provoked_at?: string[];
+  /**
+   * The named cases that provoke the rule, when only a specific scenario does (an expired ticket, an upload over a
+   * limit): the run's rule trace then counts only observations of one of these cases, never the rest of its scope.
+   */
+  cases?: string[];
 }
 
 /** Mutually exclusive: encoded and checked, checked only, not checkable (a reason), or encoded only. */
@@ -56,6 +61,7 @@ const KEYS = new Set([
   'gap',
   'value',
   'provoked_at',
+  'cases',
 ]);
 
 const isStringList = (value: unknown): value is string[] =>
@@ -99,6 +105,11 @@ function ruleOf(raw: unknown, index: number): { rule?: Rule; problems: string[] 
         if (!POINTER.test(pointer)) fail(`pointer ${pointer} is not openapi#/… or asyncapi#/…`);
     if (isStringList(checks) && checks.length === 0) fail('provoked_at is for a rule with checks');
   }
+  const cases = entry.cases;
+  if (cases !== undefined) {
+    if (!isStringList(cases) || cases.length === 0) fail('cases must be a list of case names');
+    if (isStringList(checks) && checks.length === 0) fail('cases is for a rule with checks');
+  }
   if (problems.length) return { problems };
   const rule: Rule = {
     id: entry.id as string,
@@ -112,6 +123,7 @@ function ruleOf(raw: unknown, index: number): { rule?: Rule; problems: string[] 
   if (typeof gap === 'string') rule.gap = gap;
   if ('value' in entry) rule.value = entry.value;
   if (provokedAt !== undefined) rule.provoked_at = provokedAt as string[];
+  if (cases !== undefined) rule.cases = cases as string[];
   return { rule, problems };
 }
 

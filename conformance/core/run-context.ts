@@ -18,6 +18,8 @@ export interface CaseOptions {
   auth?: AuthMode;
   credentials?: Credentials;
   keep429?: boolean;
+  /** The named case this exchange belongs to (a ledger rule with `cases` is provoked only by its own cases). */
+  case?: string;
 }
 
 export interface Accounts {
@@ -126,6 +128,7 @@ export class RunContext {
         operation: operation?.id,
         exchange,
         expectation,
+        case: options.case,
       });
     }
     if (operation) this.rememberSample(operation.id, request, exchange.response.status);
@@ -139,13 +142,13 @@ export class RunContext {
     if (!known || rank(status) > rank(known.status)) this.samples.set(operationId, { request, status });
   }
 
-  /** Runs a trace check by name on what a scenario recorded. */
-  trace(name: string, trace: unknown, phase: Phase, operation?: string): void {
+  /** Runs a trace check by name on what a scenario recorded (`caseName`: the named case the scenario is). */
+  trace(name: string, trace: unknown, phase: Phase, operation?: string, caseName?: string): void {
     if (!this.checkEnabled(name)) return;
     const check = checkNamed(name);
     if (check.kind !== 'trace') throw new Error(`${name} is not a trace check`);
     const findings = asList((check.run as TraceCheck)(trace, this.spec));
-    this.recorder.checked(name, findings, { phase, operation, judged: exchangesIn(trace) });
+    this.recorder.checked(name, findings, { phase, operation, judged: exchangesIn(trace), case: caseName });
   }
 
   /** The active checks (ignored_auth, unsupported_method, missing_required_header) once per operation. */

@@ -26,20 +26,24 @@ export async function blockedAccount(run: RunContext, provision: Provision): Pro
   });
   await call(run, actor, 'listModels', {
     label: 'v3 call of a blocked account',
+    case: 'blocked-account',
     expectation: { kind: 'status', statuses: [403], reason: 'a blocked account (user_blocked)' },
   });
   await call(run, actor, 'getBillingUsage', {
     label: 'v1 call of a blocked account',
+    case: 'blocked-account',
     expectation: { kind: 'status', statuses: [403], reason: 'a blocked account (FORBIDDEN)' },
   });
   await call(run, actor, 'createV2TranscriptChatCompletion', {
     label: 'v2 transcript chat of a blocked account',
+    case: 'blocked-account',
     body: { messages: ['Who spoke?'] },
     expectation: { kind: 'status', statuses: [403], reason: 'a blocked account (FORBIDDEN)', code: 'FORBIDDEN' },
   });
   if (hookId)
     await call(run, actor, 'updateWebhook', {
       label: 'webhook update of a blocked account',
+      case: 'blocked-webhook-update',
       path: { id: hookId },
       body: { description: 'changed while blocked' },
       expectation: {

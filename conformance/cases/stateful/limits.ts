@@ -40,6 +40,7 @@ async function fillTheLimit(run: RunContext, actor: Actor, receiver: Receiver, a
     if (created?.response.status !== 429) continue;
     await call(run, actor, 'createAsyncTranscription', {
       label: `task ${i + 1} while ${i - 1} are unfinished`,
+      case: 'concurrent-jobs',
       body: { url: `${receiver.baseUrl}/media/slow.wav`, language: 'en' },
       keep429: true,
       expectation: {
@@ -115,5 +116,6 @@ export async function goneWebhook(run: RunContext, actor: Actor, receiver: Recei
     if (!listed || hook?.enabled === false) break;
     await sleep(300);
   }
-  if (listed) run.trace('webhook_disable_conformance', { webhookId, listed }, 'stateful', 'listWebhooks');
+  if (listed)
+    run.trace('webhook_disable_conformance', { webhookId, listed }, 'stateful', 'listWebhooks', 'webhook-410');
 }

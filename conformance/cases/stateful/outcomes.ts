@@ -16,6 +16,8 @@ const MAX_REDIRECTS = 5;
 
 interface LinkCase {
   setup: string;
+  /** Its name in the ledger's `cases`. */
+  case: string;
   path: string;
   expected: { status: 'completed' | 'failed'; code?: string };
 }
@@ -23,17 +25,20 @@ interface LinkCase {
 const LINK_CASES: LinkCase[] = [
   {
     setup: 'a link that answers 404',
+    case: 'dead-link',
     path: '/media/missing.wav',
     expected: { status: 'failed', code: 'download_failed' },
   },
   {
     setup: `a link behind ${MAX_REDIRECTS} redirects`,
     path: `/media/hops/${MAX_REDIRECTS}`,
+    case: 'redirects-within-limit',
     expected: { status: 'completed' },
   },
   {
     setup: `a link behind ${MAX_REDIRECTS + 1} redirects`,
     path: `/media/hops/${MAX_REDIRECTS + 1}`,
+    case: 'redirects-over-limit',
     expected: { status: 'failed', code: 'download_failed' },
   },
 ];
@@ -67,6 +72,7 @@ export async function linkOutcomes(run: RunContext, actor: Actor, receiver: Rece
         { setup: linkCase.setup, observations, expected: linkCase.expected },
         'stateful',
         'createAsyncTranscription',
+        linkCase.case,
       );
       run.trace('state_machine_conformance', { observations }, 'stateful', 'getTranscriptionStatus');
       if (linkCase.expected.status === 'failed') failedIds.push(id);

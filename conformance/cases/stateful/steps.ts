@@ -17,6 +17,8 @@ export interface CallOptions extends RequestData {
   keep429?: boolean;
   /** The phase the step belongs to (stateful unless the streaming or SSE phase calls it). */
   phase?: Phase;
+  /** The named case the step is (ledger rules that only it provokes name it in `cases`). */
+  case?: string;
 }
 
 export async function call(run: RunContext, actor: Actor, operationId: string, options: CallOptions) {
@@ -30,6 +32,7 @@ export async function call(run: RunContext, actor: Actor, operationId: string, o
     auth: options.auth,
     expectation: options.expectation ?? { kind: 'any' },
     keep429: options.keep429,
+    case: options.case,
   });
 }
 
