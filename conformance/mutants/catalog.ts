@@ -795,4 +795,16 @@ export const MUTANTS: Mutant[] = [
       ),
     ),
   },
+  // a named --slow case: only it provokes file_too_large, so only it can tell this server apart
+  {
+    name: 'an upload over the size limit refused as unsupported_format',
+    category: 'status',
+    args: [...STATEFUL, '--slow', ...only('createSyncTranscription')],
+    response: on('createSyncTranscription', (_q, r) => {
+      const value = json(r) as { error?: { code?: unknown } } | undefined;
+      return r.status === 400 && value?.error?.code === 'file_too_large'
+        ? withJson(r, { ...value, error: { ...value.error, code: 'unsupported_format' } })
+        : undefined;
+    }),
+  },
 ];
