@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client/index.js';
-import type { BlockAccountData, BlockAccountErrors, BlockAccountResponses, CalculatePriceData, CalculatePriceErrors, CalculatePriceResponses, CalculateV2TranscriptionCostData, CalculateV2TranscriptionCostErrors, CalculateV2TranscriptionCostResponses, CancelTranscriptionData, CancelTranscriptionErrors, CancelTranscriptionResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAsyncTranscriptionData, CreateAsyncTranscriptionErrors, CreateAsyncTranscriptionResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateOpenAiAudioTranscriptionData, CreateOpenAiAudioTranscriptionErrors, CreateOpenAiAudioTranscriptionResponses, CreateOpenAiChatCompletionData, CreateOpenAiChatCompletionErrors, CreateOpenAiChatCompletionResponses, CreateOpenAiEmbeddingData, CreateOpenAiEmbeddingErrors, CreateOpenAiEmbeddingResponses, CreateStreamedChatCompletionData, CreateStreamedChatCompletionErrors, CreateStreamedChatCompletionResponse, CreateStreamedChatCompletionResponses, CreateStreamSessionData, CreateStreamSessionErrors, CreateStreamSessionResponses, CreateSyncTranscriptionData, CreateSyncTranscriptionErrors, CreateSyncTranscriptionResponses, CreateV2ChatCompletionData, CreateV2ChatCompletionErrors, CreateV2ChatCompletionResponses, CreateV2TranscriptChatCompletionData, CreateV2TranscriptChatCompletionErrors, CreateV2TranscriptChatCompletionResponses, CreateV2TranscriptionData, CreateV2TranscriptionErrors, CreateV2TranscriptionResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DownloadV2TranscriptionResultData, DownloadV2TranscriptionResultErrors, DownloadV2TranscriptionResultResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetBillingUsageData, GetBillingUsageErrors, GetBillingUsageResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetTranscriptionResultData, GetTranscriptionResultErrors, GetTranscriptionResultResponses, GetTranscriptionStatusData, GetTranscriptionStatusErrors, GetTranscriptionStatusResponses, GetV2TranscriptionData, GetV2TranscriptionErrors, GetV2TranscriptionResponses, IssueAccountApiKeyData, IssueAccountApiKeyErrors, IssueAccountApiKeyResponses, IssueAccountKeyPairData, IssueAccountKeyPairErrors, IssueAccountKeyPairResponses, ListAccountLedgerData, ListAccountLedgerErrors, ListAccountLedgerResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListTranscriptionsData, ListTranscriptionsErrors, ListTranscriptionsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, TopUpAccountData, TopUpAccountErrors, TopUpAccountResponses, UnblockAccountData, UnblockAccountErrors, UnblockAccountResponses, UpdateAccountData, UpdateAccountErrors, UpdateAccountResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
+import type { BlockAccountData, BlockAccountErrors, BlockAccountResponses, CalculatePriceData, CalculatePriceErrors, CalculatePriceResponses, CalculateV2TranscriptionCostData, CalculateV2TranscriptionCostErrors, CalculateV2TranscriptionCostResponses, CancelTranscriptionData, CancelTranscriptionErrors, CancelTranscriptionResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAsyncTranscriptionData, CreateAsyncTranscriptionErrors, CreateAsyncTranscriptionResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateOpenAiAudioTranscriptionData, CreateOpenAiAudioTranscriptionErrors, CreateOpenAiAudioTranscriptionResponses, CreateOpenAiChatCompletionData, CreateOpenAiChatCompletionErrors, CreateOpenAiChatCompletionResponses, CreateOpenAiEmbeddingData, CreateOpenAiEmbeddingErrors, CreateOpenAiEmbeddingResponses, CreateStreamedChatCompletionData, CreateStreamedChatCompletionErrors, CreateStreamedChatCompletionResponse, CreateStreamedChatCompletionResponses, CreateStreamSessionData, CreateStreamSessionErrors, CreateStreamSessionResponses, CreateSyncTranscriptionData, CreateSyncTranscriptionErrors, CreateSyncTranscriptionResponses, CreateV2ChatCompletionData, CreateV2ChatCompletionErrors, CreateV2ChatCompletionResponses, CreateV2TranscriptChatCompletionData, CreateV2TranscriptChatCompletionErrors, CreateV2TranscriptChatCompletionResponses, CreateV2TranscriptionData, CreateV2TranscriptionErrors, CreateV2TranscriptionResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DownloadV2TranscriptionResultData, DownloadV2TranscriptionResultErrors, DownloadV2TranscriptionResultResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetBillingUsageData, GetBillingUsageErrors, GetBillingUsageResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetTranscriptionResultData, GetTranscriptionResultErrors, GetTranscriptionResultJsonData, GetTranscriptionResultJsonErrors, GetTranscriptionResultJsonResponses, GetTranscriptionResultResponses, GetTranscriptionResultSrtData, GetTranscriptionResultSrtErrors, GetTranscriptionResultSrtResponses, GetTranscriptionResultTextData, GetTranscriptionResultTextErrors, GetTranscriptionResultTextResponses, GetTranscriptionResultVttData, GetTranscriptionResultVttErrors, GetTranscriptionResultVttResponses, GetTranscriptionStatusData, GetTranscriptionStatusErrors, GetTranscriptionStatusResponses, GetV2TranscriptionData, GetV2TranscriptionErrors, GetV2TranscriptionResponses, IssueAccountApiKeyData, IssueAccountApiKeyErrors, IssueAccountApiKeyResponses, IssueAccountKeyPairData, IssueAccountKeyPairErrors, IssueAccountKeyPairResponses, ListAccountLedgerData, ListAccountLedgerErrors, ListAccountLedgerResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListTranscriptionsData, ListTranscriptionsErrors, ListTranscriptionsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, TopUpAccountData, TopUpAccountErrors, TopUpAccountResponses, UnblockAccountData, UnblockAccountErrors, UnblockAccountResponses, UpdateAccountData, UpdateAccountErrors, UpdateAccountResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -162,6 +162,66 @@ export const listTranscriptions = <ThrowOnError extends boolean = false>(options
 export const getTranscriptionResult = <ThrowOnError extends boolean = false>(options: Options<GetTranscriptionResultData, ThrowOnError>) => (options.client ?? client).get<GetTranscriptionResultResponses, GetTranscriptionResultErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v3/transcriptions/result/{id}',
+    ...options
+});
+
+/**
+ * Get the result of a transcription as JSON
+ *
+ * Extension: the result of a completed task as the result object (`application/json`), as in the status response only — the same answer as
+ * `GET /v3/transcriptions/result/{id}?format=json`, as an operation of its own with one response media type,
+ * so client generators type and parse it without narrowing a union of formats. The cues, speakers, errors and
+ * the 409 `invalid_state` for a task that is not completed are those of that operation.
+ *
+ */
+export const getTranscriptionResultJson = <ThrowOnError extends boolean = false>(options: Options<GetTranscriptionResultJsonData, ThrowOnError>) => (options.client ?? client).get<GetTranscriptionResultJsonResponses, GetTranscriptionResultJsonErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v3/transcriptions/result/{id}/json',
+    ...options
+});
+
+/**
+ * Get the result of a transcription as SRT subtitles
+ *
+ * Extension: the result of a completed task as SubRip subtitles (`application/x-subrip`) only — the same answer as
+ * `GET /v3/transcriptions/result/{id}?format=srt`, as an operation of its own with one response media type,
+ * so client generators type and parse it without narrowing a union of formats. The cues, speakers, errors and
+ * the 409 `invalid_state` for a task that is not completed are those of that operation.
+ *
+ */
+export const getTranscriptionResultSrt = <ThrowOnError extends boolean = false>(options: Options<GetTranscriptionResultSrtData, ThrowOnError>) => (options.client ?? client).get<GetTranscriptionResultSrtResponses, GetTranscriptionResultSrtErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v3/transcriptions/result/{id}/srt',
+    ...options
+});
+
+/**
+ * Get the result of a transcription as VTT subtitles
+ *
+ * Extension: the result of a completed task as WebVTT subtitles (`text/vtt`) only — the same answer as
+ * `GET /v3/transcriptions/result/{id}?format=vtt`, as an operation of its own with one response media type,
+ * so client generators type and parse it without narrowing a union of formats. The cues, speakers, errors and
+ * the 409 `invalid_state` for a task that is not completed are those of that operation.
+ *
+ */
+export const getTranscriptionResultVtt = <ThrowOnError extends boolean = false>(options: Options<GetTranscriptionResultVttData, ThrowOnError>) => (options.client ?? client).get<GetTranscriptionResultVttResponses, GetTranscriptionResultVttErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v3/transcriptions/result/{id}/vtt',
+    ...options
+});
+
+/**
+ * Get the result of a transcription as plain text
+ *
+ * Extension: the result of a completed task as plain text (`text/plain`) only — the same answer as
+ * `GET /v3/transcriptions/result/{id}?format=txt`, as an operation of its own with one response media type,
+ * so client generators type and parse it without narrowing a union of formats. The cues, speakers, errors and
+ * the 409 `invalid_state` for a task that is not completed are those of that operation.
+ *
+ */
+export const getTranscriptionResultText = <ThrowOnError extends boolean = false>(options: Options<GetTranscriptionResultTextData, ThrowOnError>) => (options.client ?? client).get<GetTranscriptionResultTextResponses, GetTranscriptionResultTextErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v3/transcriptions/result/{id}/text',
     ...options
 });
 

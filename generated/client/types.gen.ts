@@ -3975,6 +3975,222 @@ export type GetTranscriptionResultResponses = {
 
 export type GetTranscriptionResultResponse = GetTranscriptionResultResponses[keyof GetTranscriptionResultResponses];
 
+export type GetTranscriptionResultJsonData = {
+    body?: never;
+    path: {
+        /**
+         * Transcription task id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v3/transcriptions/result/{id}/json';
+};
+
+export type GetTranscriptionResultJsonErrors = {
+    /**
+     * The id is not a UUID; `param` names it.
+     */
+    400: BadRequestErrorResponse;
+    /**
+     * The API key is missing, invalid or revoked.
+     */
+    401: UnauthorizedErrorResponse;
+    /**
+     * The account is blocked.
+     */
+    403: ForbiddenErrorResponse;
+    /**
+     * The resource does not exist or belongs to another account.
+     */
+    404: NotFoundErrorResponse;
+    /**
+     * The task is not completed, so it has no result.
+     */
+    409: ConflictErrorResponse;
+    /**
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     */
+    429: TooManyRequestsErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: InternalServerErrorResponse;
+};
+
+export type GetTranscriptionResultJsonError = GetTranscriptionResultJsonErrors[keyof GetTranscriptionResultJsonErrors];
+
+export type GetTranscriptionResultJsonResponses = {
+    /**
+     * The transcript (UTF-8).
+     */
+    200: TranscriptionResult;
+};
+
+export type GetTranscriptionResultJsonResponse = GetTranscriptionResultJsonResponses[keyof GetTranscriptionResultJsonResponses];
+
+export type GetTranscriptionResultSrtData = {
+    body?: never;
+    path: {
+        /**
+         * Transcription task id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v3/transcriptions/result/{id}/srt';
+};
+
+export type GetTranscriptionResultSrtErrors = {
+    /**
+     * The id is not a UUID; `param` names it.
+     */
+    400: BadRequestErrorResponse;
+    /**
+     * The API key is missing, invalid or revoked.
+     */
+    401: UnauthorizedErrorResponse;
+    /**
+     * The account is blocked.
+     */
+    403: ForbiddenErrorResponse;
+    /**
+     * The resource does not exist or belongs to another account.
+     */
+    404: NotFoundErrorResponse;
+    /**
+     * The task is not completed, so it has no result.
+     */
+    409: ConflictErrorResponse;
+    /**
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     */
+    429: TooManyRequestsErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: InternalServerErrorResponse;
+};
+
+export type GetTranscriptionResultSrtError = GetTranscriptionResultSrtErrors[keyof GetTranscriptionResultSrtErrors];
+
+export type GetTranscriptionResultSrtResponses = {
+    /**
+     * SubRip subtitles, cues numbered from 1, times as `HH:MM:SS,mmm`.
+     */
+    200: string;
+};
+
+export type GetTranscriptionResultSrtResponse = GetTranscriptionResultSrtResponses[keyof GetTranscriptionResultSrtResponses];
+
+export type GetTranscriptionResultVttData = {
+    body?: never;
+    path: {
+        /**
+         * Transcription task id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v3/transcriptions/result/{id}/vtt';
+};
+
+export type GetTranscriptionResultVttErrors = {
+    /**
+     * The id is not a UUID; `param` names it.
+     */
+    400: BadRequestErrorResponse;
+    /**
+     * The API key is missing, invalid or revoked.
+     */
+    401: UnauthorizedErrorResponse;
+    /**
+     * The account is blocked.
+     */
+    403: ForbiddenErrorResponse;
+    /**
+     * The resource does not exist or belongs to another account.
+     */
+    404: NotFoundErrorResponse;
+    /**
+     * The task is not completed, so it has no result.
+     */
+    409: ConflictErrorResponse;
+    /**
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     */
+    429: TooManyRequestsErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: InternalServerErrorResponse;
+};
+
+export type GetTranscriptionResultVttError = GetTranscriptionResultVttErrors[keyof GetTranscriptionResultVttErrors];
+
+export type GetTranscriptionResultVttResponses = {
+    /**
+     * WebVTT subtitles starting with the `WEBVTT` line, times as `HH:MM:SS.mmm`.
+     */
+    200: string;
+};
+
+export type GetTranscriptionResultVttResponse = GetTranscriptionResultVttResponses[keyof GetTranscriptionResultVttResponses];
+
+export type GetTranscriptionResultTextData = {
+    body?: never;
+    path: {
+        /**
+         * Transcription task id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/v3/transcriptions/result/{id}/text';
+};
+
+export type GetTranscriptionResultTextErrors = {
+    /**
+     * The id is not a UUID; `param` names it.
+     */
+    400: BadRequestErrorResponse;
+    /**
+     * The API key is missing, invalid or revoked.
+     */
+    401: UnauthorizedErrorResponse;
+    /**
+     * The account is blocked.
+     */
+    403: ForbiddenErrorResponse;
+    /**
+     * The resource does not exist or belongs to another account.
+     */
+    404: NotFoundErrorResponse;
+    /**
+     * The task is not completed, so it has no result.
+     */
+    409: ConflictErrorResponse;
+    /**
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     */
+    429: TooManyRequestsErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: InternalServerErrorResponse;
+};
+
+export type GetTranscriptionResultTextError = GetTranscriptionResultTextErrors[keyof GetTranscriptionResultTextErrors];
+
+export type GetTranscriptionResultTextResponses = {
+    /**
+     * The transcript text; with diarization one line per segment prefixed with the speaker's name.
+     */
+    200: string;
+};
+
+export type GetTranscriptionResultTextResponse = GetTranscriptionResultTextResponses[keyof GetTranscriptionResultTextResponses];
+
 export type ListModelsData = {
     body?: never;
     path?: never;

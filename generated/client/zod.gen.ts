@@ -2340,6 +2340,42 @@ export const zGetTranscriptionResultQuery = z.object({
  */
 export const zGetTranscriptionResultResponse = zTranscriptionResult;
 
+export const zGetTranscriptionResultJsonPath = z.object({
+    id: z.uuid()
+});
+
+/**
+ * The transcript (UTF-8).
+ */
+export const zGetTranscriptionResultJsonResponse = zTranscriptionResult;
+
+export const zGetTranscriptionResultSrtPath = z.object({
+    id: z.uuid()
+});
+
+/**
+ * SubRip subtitles, cues numbered from 1, times as `HH:MM:SS,mmm`.
+ */
+export const zGetTranscriptionResultSrtResponse = z.string();
+
+export const zGetTranscriptionResultVttPath = z.object({
+    id: z.uuid()
+});
+
+/**
+ * WebVTT subtitles starting with the `WEBVTT` line, times as `HH:MM:SS.mmm`.
+ */
+export const zGetTranscriptionResultVttResponse = z.string();
+
+export const zGetTranscriptionResultTextPath = z.object({
+    id: z.uuid()
+});
+
+/**
+ * The transcript text; with diarization one line per segment prefixed with the speaker's name.
+ */
+export const zGetTranscriptionResultTextResponse = z.string();
+
 /**
  * All models of this server with their type and availability.
  */

@@ -10,7 +10,7 @@ import type { Ledger } from '../billing/ledger.ts';
 import { now, parseJson } from '../db/rows.ts';
 import { ApiError, errors } from '../http/api-error.ts';
 import { parseClientUrl } from '../http/client-url.ts';
-import { accountOf, type HandlerGroup } from '../http/operation.ts';
+import { accountOf, type HandlerGroup, type HandlerRequest } from '../http/operation.ts';
 import type { Intake, TaskOptions } from './intake.ts';
 import type { JobQueue } from './jobs.ts';
 import { parseOutputField, withOutputDefaults } from './output-options.ts';
@@ -33,6 +33,10 @@ function optionsOf(fields: TaskFields, mode: 'sync' | 'async', output: OutputOpt
 }
 
 const CANCELLABLE = ['created', 'downloading', 'ready'] as const;
+
+type ResultRequest = Pick<HandlerRequest<'getTranscriptionResult'>, 'account' | 'path'>;
+/** One body serves all the result operations; each operation's contract fixes which format it may answer. */
+type ResultReply = { status: 200; body: never; headers?: Record<string, string> };
 
 export function transcriptionTaskHandlers(
   intake: Intake,
@@ -80,36 +84,43 @@ export function transcriptionTaskHandlers(
       return { status: 200, body: { data: toTranscription(row) } };
     },
 
-    getTranscriptionResult: async (request) => {
-      const task = await store.find(accountOf(request).id, request.path.id);
-      if (!task) throw errors.notFound('id', 'transcription');
-      const result = task.status === 'completed' ? parseJson<TranscriptionResult>(task.result) : null;
-      if (!result) {
-        throw new ApiError(
-          409,
-          'invalid_state',
-          `The task is ${task.status}; a result exists once it is completed.`,
-          'id',
-        );
-      }
-      switch (request.query.format ?? 'json') {
-        case 'srt':
-          return {
-            status: 200,
-            body: toSrt(result) as never,
-            headers: { 'Content-Type': 'application/x-subrip; charset=utf-8' },
-          };
-        case 'vtt':
-          return { status: 200, body: toVtt(result) as never, headers: { 'Content-Type': 'text/vtt; charset=utf-8' } };
-        case 'txt':
-          return {
-            status: 200,
-            body: toText(result) as never,
-            headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-          };
-        default:
-          return { status: 200, body: toTranscription(task).result! };
-      }
-    },
+    getTranscriptionResult: async (request) => answerResult(request, request.query.format ?? 'json'),
+    // One operation per format (one response media type each), so generators type and parse the answer.
+    getTranscriptionResultJson: async (request) => answerResult(request, 'json'),
+    getTranscriptionResultSrt: async (request) => answerResult(request, 'srt'),
+    getTranscriptionResultVtt: async (request) => answerResult(request, 'vtt'),
+    getTranscriptionResultText: async (request) => answerResult(request, 'txt'),
   };
+
+  async function answerResult(request: ResultRequest, format: 'json' | 'srt' | 'vtt' | 'txt'): Promise<ResultReply> {
+    const task = await store.find(accountOf(request).id, request.path.id);
+    if (!task) throw errors.notFound('id', 'transcription');
+    const result = task.status === 'completed' ? parseJson<TranscriptionResult>(task.result) : null;
+    if (!result) {
+      throw new ApiError(
+        409,
+        'invalid_state',
+        `The task is ${task.status}; a result exists once it is completed.`,
+        'id',
+      );
+    }
+    switch (format) {
+      case 'srt':
+        return {
+          status: 200,
+          body: toSrt(result) as never,
+          headers: { 'Content-Type': 'application/x-subrip; charset=utf-8' },
+        };
+      case 'vtt':
+        return { status: 200, body: toVtt(result) as never, headers: { 'Content-Type': 'text/vtt; charset=utf-8' } };
+      case 'txt':
+        return {
+          status: 200,
+          body: toText(result) as never,
+          headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+        };
+      default:
+        return { status: 200, body: toTranscription(task).result! as never };
+    }
+  }
 }

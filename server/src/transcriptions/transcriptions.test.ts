@@ -173,6 +173,19 @@ for (const kind of databaseKinds) {
     const txt = await h.v3(account.apiKey, 'GET', `/v3/transcriptions/result/${id}?format=txt`);
     assert.is(txt.text, 'go forward ten meters\n');
     assert.match(txt.headers.get('content-type')!, /^text\/plain/);
+    // The per-format operations answer exactly what the format query answers, each with its one media type.
+    for (const [segment, query, type] of [
+      ['json', 'json', /^application\/json/],
+      ['srt', 'srt', /^application\/x-subrip/],
+      ['vtt', 'vtt', /^text\/vtt/],
+      ['text', 'txt', /^text\/plain/],
+    ] as const) {
+      const own = await h.v3(account.apiKey, 'GET', `/v3/transcriptions/result/${id}/${segment}`);
+      const viaQuery = await h.v3(account.apiKey, 'GET', `/v3/transcriptions/result/${id}?format=${query}`);
+      assert.is(own.status, 200, own.text);
+      assert.is(own.text, viaQuery.text, segment);
+      assert.match(own.headers.get('content-type')!, type);
+    }
 
     const hanging = await h.v3(account.apiKey, 'POST', '/v3/transcriptions/async/create', {
       json: { url: `${media.url}/hang`, language: 'en' },
@@ -180,6 +193,13 @@ for (const kind of databaseKinds) {
     const early = await h.v3(account.apiKey, 'GET', `/v3/transcriptions/result/${hanging.body.transcription_id}`);
     assert.is(early.status, 409, early.text);
     assert.is(early.body.error.code, 'invalid_state');
+    const earlySrt = await h.v3(
+      account.apiKey,
+      'GET',
+      `/v3/transcriptions/result/${hanging.body.transcription_id}/srt`,
+    );
+    assert.is(earlySrt.status, 409, earlySrt.text);
+    assert.is(earlySrt.body.error.code, 'invalid_state');
     await h.v3(account.apiKey, 'POST', `/v3/transcriptions/cancel/${hanging.body.transcription_id}`);
   });
 
