@@ -3682,6 +3682,73 @@ export type CreateAsyncTranscriptionResponses = {
 
 export type CreateAsyncTranscriptionResponse = CreateAsyncTranscriptionResponses[keyof CreateAsyncTranscriptionResponses];
 
+export type CreateAsyncTranscriptionUploadData = {
+    body: AsyncTranscriptionMultipartRequest;
+    headers?: {
+        /**
+         * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
+         * the same key with the same body within 24 hours replays the stored response; the same key with a different
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v3/transcriptions/async/upload';
+};
+
+export type CreateAsyncTranscriptionUploadErrors = {
+    /**
+     * The request is invalid; `param` names the offending field.
+     */
+    400: BadRequestErrorResponse;
+    /**
+     * The API key is missing, invalid or revoked.
+     */
+    401: UnauthorizedErrorResponse;
+    /**
+     * The available balance does not cover the reservation or charge.
+     */
+    402: PaymentRequiredErrorResponse;
+    /**
+     * The account is blocked.
+     */
+    403: ForbiddenErrorResponse;
+    /**
+     * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
+     */
+    409: ConflictErrorResponse;
+    /**
+     * The request's Content-Type is not one this operation accepts.
+     */
+    415: UnsupportedMediaTypeErrorResponse;
+    /**
+     * Too many requests (more than 10 per second per account, or too many refused credentials from the client's address) or too many simultaneous jobs; retry after `Retry-After` seconds.
+     */
+    429: TooManyRequestsErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: InternalServerErrorResponse;
+    /**
+     * No transcription engine is configured or reachable.
+     */
+    503: ServiceUnavailableErrorResponse;
+};
+
+export type CreateAsyncTranscriptionUploadError = CreateAsyncTranscriptionUploadErrors[keyof CreateAsyncTranscriptionUploadErrors];
+
+export type CreateAsyncTranscriptionUploadResponses = {
+    /**
+     * The task was accepted; poll the status endpoint or wait for a webhook.
+     */
+    202: TranscriptionCreated;
+};
+
+export type CreateAsyncTranscriptionUploadResponse = CreateAsyncTranscriptionUploadResponses[keyof CreateAsyncTranscriptionUploadResponses];
+
 export type CreateStreamSessionData = {
     body?: never;
     headers?: {

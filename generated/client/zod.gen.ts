@@ -2281,6 +2281,17 @@ export const zCreateAsyncTranscriptionHeaders = z.object({
  */
 export const zCreateAsyncTranscriptionResponse = zTranscriptionCreated;
 
+export const zCreateAsyncTranscriptionUploadBody = zAsyncTranscriptionMultipartRequest;
+
+export const zCreateAsyncTranscriptionUploadHeaders = z.object({
+    'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()
+});
+
+/**
+ * The task was accepted; poll the status endpoint or wait for a webhook.
+ */
+export const zCreateAsyncTranscriptionUploadResponse = zTranscriptionCreated;
+
 export const zCreateStreamSessionHeaders = z.object({
     'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()
 });

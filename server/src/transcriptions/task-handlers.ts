@@ -54,6 +54,15 @@ export function transcriptionTaskHandlers(
       return { status: 200, body: { data: toTranscription(row) } };
     },
 
+    // The upload form as its own operation (one request media type, so generators send the form).
+    createAsyncTranscriptionUpload: async (request) => {
+      if (!request.upload) throw errors.missingParameter('file');
+      const fields = request.body;
+      const options = optionsOf(fields, 'async', parseOutputField(fields.output));
+      const row = await intake.fromUpload(accountOf(request), request.upload, options);
+      return { status: 202, body: { transcription_id: row.id } };
+    },
+
     createAsyncTranscription: async (request) => {
       const account = accountOf(request);
       if (request.upload) {

@@ -16,12 +16,13 @@ async function upload(
   apiKey: string,
   path: string,
   fields: Record<string, string> = {},
-  mode: 'sync' | 'async' = 'sync',
+  mode: 'sync' | 'async' | 'upload' = 'sync',
 ) {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.set(name, value);
   form.set('file', new Blob([readFileSync(path)]), basename(path));
-  return h.v3(apiKey, 'POST', `/v3/transcriptions/${mode}/create`, { form });
+  const target = mode === 'upload' ? '/v3/transcriptions/async/upload' : `/v3/transcriptions/${mode}/create`;
+  return h.v3(apiKey, 'POST', target, { form });
 }
 
 /** Polls the status until a final state; asserts that progress never goes down on the way. */
@@ -252,6 +253,29 @@ for (const kind of databaseKinds) {
     assert.is(done.status, 'completed');
     assert.is(done.result.text, 'go forward ten meters');
     assert.is(done.source_type, 'upload');
+
+    // The upload operation of its own: the same task; a JSON body is 415, a form without a file 400 naming file.
+    const uploaded = await upload(
+      h,
+      account.apiKey,
+      goforward('flac'),
+      { language: 'en', priority: 'lightning' },
+      'upload',
+    );
+    assert.is(uploaded.status, 202, uploaded.text);
+    const uploadedDone = await final(h, account.apiKey, uploaded.body.transcription_id);
+    assert.is(uploadedDone.status, 'completed');
+    assert.is(uploadedDone.result.text, 'go forward ten meters');
+    assert.is(uploadedDone.source_type, 'upload');
+    const json = await h.v3(account.apiKey, 'POST', '/v3/transcriptions/async/upload', {
+      json: { url: 'https://example.com/a.mp3' },
+    });
+    assert.is(json.status, 415, json.text);
+    const form = new FormData();
+    form.set('language', 'en');
+    const noFile = await h.v3(account.apiKey, 'POST', '/v3/transcriptions/async/upload', { form });
+    assert.is(noFile.status, 400, noFile.text);
+    assert.is(noFile.body.error.param, 'file');
   });
 
   test('cancel: a downloading task is cancelled and its funds released; again, or a completed task → 409; foreign → 404', async () => {
