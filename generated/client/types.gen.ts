@@ -4464,6 +4464,82 @@ export type CreateStreamedChatCompletionResponses = {
 
 export type CreateStreamedChatCompletionResponse = CreateStreamedChatCompletionResponses[keyof CreateStreamedChatCompletionResponses];
 
+export type CreateChatCompletionJsonData = {
+    body: ChatCompletionRequest;
+    headers?: {
+        /**
+         * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:
+         * the same key with the same body within 24 hours replays the stored response; the same key with a different
+         * body is 409 `idempotency_key_reused`. A `multipart/form-data` body is the same when its fields and its file (name,
+         * type and content) are: the boundary, which clients choose anew for every send, does not count.
+         *
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v3/chat/completions/complete';
+};
+
+export type CreateChatCompletionJsonErrors = {
+    /**
+     * The request is invalid; `param` names the offending field.
+     */
+    400: BadRequestErrorResponse;
+    /**
+     * The API key is missing, invalid or revoked.
+     */
+    401: UnauthorizedErrorResponse;
+    /**
+     * The available balance does not cover the reservation or charge.
+     */
+    402: PaymentRequiredErrorResponse;
+    /**
+     * The account is blocked.
+     */
+    403: ForbiddenErrorResponse;
+    /**
+     * The `model` is not a model of this server.
+     */
+    404: NotFoundErrorResponse;
+    /**
+     * The request conflicts with the current state (an idempotency key reused with another body, a task that can no longer change, the key limit).
+     */
+    409: ConflictErrorResponse;
+    /**
+     * The request's Content-Type is not one this operation accepts.
+     */
+    415: UnsupportedMediaTypeErrorResponse;
+    /**
+     * Too many requests (more than 10 per second per account), or this account already has as many requests
+     * waiting for this model as it may (Extension: 4 per model by default, a server setting), answered 429
+     * `too_many_concurrent_jobs`; retry after `Retry-After` seconds. Requests of different accounts waiting for a
+     * model are served in turns, so one account's backlog delays another account's request by about one answer
+     * per generation slot, not by its whole backlog.
+     *
+     */
+    429: TooManyRequestsErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: InternalServerErrorResponse;
+    /**
+     * The engine behind this model is not configured or not reachable.
+     */
+    503: ServiceUnavailableErrorResponse;
+};
+
+export type CreateChatCompletionJsonError = CreateChatCompletionJsonErrors[keyof CreateChatCompletionJsonErrors];
+
+export type CreateChatCompletionJsonResponses = {
+    /**
+     * The whole answer as one JSON object.
+     */
+    200: ChatCompletion;
+};
+
+export type CreateChatCompletionJsonResponse = CreateChatCompletionJsonResponses[keyof CreateChatCompletionJsonResponses];
+
 export type CreateEmbeddingData = {
     body: EmbeddingRequest;
     headers?: {

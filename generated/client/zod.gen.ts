@@ -2431,6 +2431,17 @@ export const zCreateStreamedChatCompletionHeaders = z.object({
  */
 export const zCreateStreamedChatCompletionResponse = zChatCompletionStreamEvent;
 
+export const zCreateChatCompletionJsonBody = zChatCompletionRequest;
+
+export const zCreateChatCompletionJsonHeaders = z.object({
+    'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()
+});
+
+/**
+ * The whole answer as one JSON object.
+ */
+export const zCreateChatCompletionJsonResponse = zChatCompletion;
+
 export const zCreateEmbeddingBody = zEmbeddingRequest;
 
 export const zCreateEmbeddingHeaders = z.object({
