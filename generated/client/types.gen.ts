@@ -4465,7 +4465,9 @@ export type CreateStreamedChatCompletionResponses = {
 export type CreateStreamedChatCompletionResponse = CreateStreamedChatCompletionResponses[keyof CreateStreamedChatCompletionResponses];
 
 export type CreateChatCompletionJsonData = {
-    body: ChatCompletionRequest;
+    body: ChatCompletionRequest & {
+        stream?: false;
+    };
     headers?: {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:

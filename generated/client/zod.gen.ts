@@ -2431,7 +2431,9 @@ export const zCreateStreamedChatCompletionHeaders = z.object({
  */
 export const zCreateStreamedChatCompletionResponse = zChatCompletionStreamEvent;
 
-export const zCreateChatCompletionJsonBody = zChatCompletionRequest;
+export const zCreateChatCompletionJsonBody = zChatCompletionRequest.and(z.object({
+    stream: z.literal(false).optional()
+}));
 
 export const zCreateChatCompletionJsonHeaders = z.object({
     'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()

@@ -46,17 +46,10 @@ export function chatHandlers(chat: ChatService): HandlerGroup {
       answer(chat, callOf(request.body, accountOf(request), request.signal), request.body.stream),
     // The streamed form as its own operation (one media type, so generators type the events): a body that asks for
     // the whole JSON answer contradicts it.
-    // The whole answer as its own operation (one media type, so generators type it): a body that asks for the
-    // stream contradicts it.
-    createChatCompletionJson: async (request) => {
-      if (request.body.stream === true) {
-        throw errors.invalidParameter(
-          'stream',
-          'This operation answers whole: leave out stream or send false (the streamed answer is POST /v3/chat/completions/stream).',
-        );
-      }
-      return answer(chat, callOf(request.body, accountOf(request), request.signal), false);
-    },
+    // The whole answer as its own operation (one media type, so generators type it); its body schema limits
+    // `stream` to false, so a body that asks for the stream is refused by validation before this runs.
+    createChatCompletionJson: async (request) =>
+      answer(chat, callOf(request.body, accountOf(request), request.signal), false),
     createStreamedChatCompletion: async (request) => {
       if (request.body.stream === false) {
         throw errors.invalidParameter(

@@ -51,7 +51,6 @@ test('stream: true is 400 invalid_parameter; other errors are those of create', 
     [contradiction.status, contradiction.body.error.code, contradiction.body.error.param],
     [400, 'invalid_parameter', 'stream'],
   );
-  assert.match(contradiction.body.error.message, /answers whole/);
   const invalid = { ...body, temperature: 3 };
   const fromComplete = await h.v3(apiKey, 'POST', COMPLETE, { json: invalid });
   const fromCreate = await h.v3(apiKey, 'POST', '/v3/chat/completions/create', { json: invalid });
