@@ -205,6 +205,11 @@ test('money_precision: a quote or a balance with a third decimal fails; unit pri
   assert.match(runResponse('money_precision', quote(1.23, 10.005))[0]!.message, /\$\.balance\.balance = 10\.005/);
   assert.is(runResponse('money_precision', quote(1.23, 10.07)).length, 0);
   assert.is(runResponse('money_precision', quote(0.29, 1e9)).length, 0);
+  // Large amounts with cents, where value * 100 is not an exact integer in floating point.
+  assert.is(runResponse('money_precision', quote(0.29, 276571807.22)).length, 0);
+  assert.is(runResponse('money_precision', quote(0.29, 999999999.99)).length, 0);
+  assert.is(runResponse('money_precision', quote(0.29, 276571807.221)).length, 1);
+  assert.is(runResponse('money_precision', quote(1e-7, 10)).length, 1);
 });
 
 test('state_machine_conformance: a v2 task going back from processing to pending, or leaving completed, fails', () => {

@@ -17,7 +17,15 @@ export const MONEY_FIELDS: ReadonlySet<string> = new Set([
   'available_credit',
 ]);
 
-const twoDecimals = (value: number) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
+// Judged on the number as JSON writes it (the shortest decimal that reads back as the same double), not by
+// arithmetic: `value * 100` of a large amount such as 276571807.22 is off by more than any fixed tolerance.
+function twoDecimals(value: number): boolean {
+  const written = String(value);
+  if (/e-/i.test(written)) return false;
+  if (/e\+/i.test(written)) return true;
+  const dot = written.indexOf('.');
+  return dot < 0 || written.length - dot - 1 <= 2;
+}
 
 /** `path: value` of each money field whose number has more than 2 decimals. */
 function overPrecise(value: unknown, path: string, found: string[], depth = 0): void {
