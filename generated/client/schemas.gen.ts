@@ -4886,7 +4886,7 @@ export const V2CalculateRequestSchema = {
         },
         duration: {
             type: 'string',
-            pattern: '^[0-9]{1,4}:[0-5][0-9]$',
+            pattern: '^(?!0{1,4}:00$)[0-9]{1,4}:[0-5][0-9]$',
             description: 'Duration of the media as minutes and seconds, `MM:SS` (minutes may have 1 to 4 digits), at least `0:01`.',
             examples: [
                 '02:05'

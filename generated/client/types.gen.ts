@@ -4382,7 +4382,9 @@ export type CreateChatCompletionResponses = {
 export type CreateChatCompletionResponse = CreateChatCompletionResponses[keyof CreateChatCompletionResponses];
 
 export type CreateStreamedChatCompletionData = {
-    body: ChatCompletionRequest;
+    body: ChatCompletionRequest & {
+        stream?: true;
+    };
     headers?: {
         /**
          * Extension. A client-chosen key (1–255 printable ASCII characters) that makes a creating request safe to retry:

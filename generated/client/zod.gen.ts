@@ -1426,7 +1426,7 @@ export const zOpenAiAudioTranscriptionVerbose = z.object({
  */
 export const zV2CalculateRequest = z.object({
     priority: zPriority,
-    duration: z.string().regex(/^[0-9]{1,4}:[0-5][0-9]$/),
+    duration: z.string().regex(/^(?!0{1,4}:00$)[0-9]{1,4}:[0-5][0-9]$/),
     filename: z.string().min(1).max(255).optional(),
     file_size: z.int().gte(0).lte(1099511627776).optional()
 });
@@ -2413,7 +2413,9 @@ export const zCreateChatCompletionHeaders = z.object({
  */
 export const zCreateChatCompletionResponse = zChatCompletion;
 
-export const zCreateStreamedChatCompletionBody = zChatCompletionRequest;
+export const zCreateStreamedChatCompletionBody = zChatCompletionRequest.and(z.object({
+    stream: z.literal(true).optional()
+}));
 
 export const zCreateStreamedChatCompletionHeaders = z.object({
     'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()

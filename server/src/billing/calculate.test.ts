@@ -6,7 +6,6 @@ import * as assert from 'uvu/assert';
 import { databaseKinds, useHarness, type Provisioned } from '../test-support/harness.ts';
 
 const CALCULATE = '/v2/transcriptions/calculate';
-const FORMAT = 'The duration must have the form MM:SS and be longer than 0:00.';
 
 for (const kind of databaseKinds) {
   const test = suite(`price calculation (${kind})`);
@@ -228,7 +227,8 @@ for (const kind of databaseKinds) {
       assert.equal(Object.keys(reply.body.errors), ['duration'], JSON.stringify(reply.body));
       assert.is(reply.body.errors.duration.length, 1);
       assert.is(reply.body.errors.duration[0], reply.body.message);
-      if (duration === '0:00' || duration === '00:00') assert.is(reply.body.message, FORMAT);
+      // Zero is outside the contract's pattern too, so it is told the way every malformed duration is.
+      if (duration === '0:00' || duration === '00:00') assert.match(reply.body.message, /^duration must match pattern/);
     }
   });
 

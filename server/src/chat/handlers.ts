@@ -3,7 +3,6 @@
 // streamed form of the first as an operation of its own.
 import type { ChatCompletionRequest, OpenAiChatCompletionRequest } from '../../../generated/client/types.gen.ts';
 import type { AccountRow } from '../accounts/store.ts';
-import { errors } from '../http/api-error.ts';
 import { accountOf, type HandlerGroup, type Reply } from '../http/operation.ts';
 import type { ChatCall, ChatService } from './chat-service.ts';
 import { SSE_HEADERS } from './sse-stream.ts';
@@ -44,20 +43,12 @@ export function chatHandlers(chat: ChatService): HandlerGroup {
       answer(chat, callOf(request.body, accountOf(request), request.signal), request.body.stream),
     createOpenAiChatCompletion: async (request) =>
       answer(chat, callOf(request.body, accountOf(request), request.signal), request.body.stream),
-    // The streamed form as its own operation (one media type, so generators type the events): a body that asks for
-    // the whole JSON answer contradicts it.
-    // The whole answer as its own operation (one media type, so generators type it); its body schema limits
-    // `stream` to false, so a body that asks for the stream is refused by validation before this runs.
+    // The whole answer and the stream as operations of their own (one media type each, so generators type them);
+    // their body schemas limit `stream` to false or true, so a body that asks for the other is refused by validation
+    // before these run.
     createChatCompletionJson: async (request) =>
       answer(chat, callOf(request.body, accountOf(request), request.signal), false),
-    createStreamedChatCompletion: async (request) => {
-      if (request.body.stream === false) {
-        throw errors.invalidParameter(
-          'stream',
-          'This operation always streams: leave out stream or send true (the JSON answer is POST /v3/chat/completions/create).',
-        );
-      }
-      return answer(chat, callOf(request.body, accountOf(request), request.signal), true);
-    },
+    createStreamedChatCompletion: async (request) =>
+      answer(chat, callOf(request.body, accountOf(request), request.signal), true),
   };
 }
