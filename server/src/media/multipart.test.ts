@@ -1,7 +1,8 @@
 // readMultipartUpload against real multipart requests over real HTTP: fields and the file arrive (the file on disk
 // is byte-for-byte what was sent, under a random name), every refusal is the contract's ApiError with its param and
-// leaves no file behind, and a 26 MB upload against the 25 MB limit is refused while the reading process's memory
-// grows by less than 30 MB (measured in a child process that does nothing else, next to a buffering control).
+// leaves no file behind, and a 26 MB upload against the 25 MB limit is refused while the reading process retains
+// under 4 MB of it (measured after forced collections in a child process that does nothing else, next to a buffering
+// control that retains the whole body).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -320,7 +321,9 @@ async function withUploadServer<T>(route: string, run: (url: string) => Promise<
 const growth = (measured: Measured, key: keyof Memory) => measured.peak[key] - measured.baseline[key];
 const inMB = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
 
-test('a 26 MB upload over the 25 MB limit is refused while the server grows by less than 30 MB', async () => {
+// Its RSS growth is printed, not judged: on Node 24 the garbage of a streamed 26 MB body alone reaches 26–29 MB
+// before a collection (Node 20: about 20), so RSS cannot tell streaming from buffering here; the next test can.
+test('a 26 MB upload over the 25 MB limit is refused with file_too_large and leaves no file', async () => {
   const refused = await withUploadServer('/upload', (url) => streamUpload(url, 26 * MB));
   assert.is(refused.status, 400, JSON.stringify(refused));
   assert.is(refused.code, 'file_too_large');
@@ -328,7 +331,6 @@ test('a 26 MB upload over the 25 MB limit is refused while the server grows by l
   assert.is(refused.message, 'The file is larger than 25 MB; at most 25 MB is accepted.');
   assert.equal(refused.filesLeft, [], 'no file is left in the upload dir');
   console.log(`  upload: RSS ${inMB(refused.baseline.rss)}, peak growth ${inMB(growth(refused, 'rss'))}`);
-  assert.ok(growth(refused, 'rss') < 30 * MB, `RSS grew by ${inMB(growth(refused, 'rss'))}`);
 });
 
 // RSS also counts garbage not yet collected and can hide growth in memory the allocator kept from earlier work, so
