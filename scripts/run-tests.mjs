@@ -136,15 +136,24 @@ const files = roots
 ensurePackages(testPackages, 'the tests');
 const postgres = files.length > 0 ? await testPostgres() : undefined;
 
-const known = { ...readTimes(recordedTimesFile), ...readTimes() };
+const recorded = readTimes(recordedTimesFile);
+const previous = readTimes();
+const known = { ...recorded, ...previous };
 const times = { ...known };
 const cores = Math.max(1, Number(process.env.SCRIBE_TEST_JOBS) || availableParallelism());
 const longest = Math.max(0, ...Object.values(known).map((t) => t.ms ?? 0));
 const wallOf = (file) => known[relative(root, file)]?.ms ?? longest + 1;
-/** The cores a file keeps busy on average while it runs (at most all of them); a file not yet timed counts as one. */
+const measuredLoad = (t) => (t?.cpu !== undefined && t.ms > 0 ? t.cpu / (t.ms / 1000) : undefined);
+/**
+ * The cores a file keeps busy on average while it runs (at most all of them); a file not yet timed counts as one.
+ * A measured load is a lower bound: a file that waited for a core ran longer on the same CPU. So the larger of the
+ * recorded and the previous run's is taken; trusting the latest alone let a crowded run (its files measured light)
+ * pack the next one tighter still, until real-time tests timed out.
+ */
 function loadOf(file) {
-  const t = known[relative(root, file)];
-  return t?.cpu !== undefined && t.ms > 0 ? Math.min(cores, t.cpu / (t.ms / 1000)) : 1;
+  const name = relative(root, file);
+  const loads = [measuredLoad(recorded[name]), measuredLoad(previous[name])].filter((load) => load !== undefined);
+  return loads.length > 0 ? Math.min(cores, Math.max(...loads)) : 1;
 }
 const alone = files.filter((file) => runAlone.has(relative(root, file)));
 const queue = files.filter((file) => !runAlone.has(relative(root, file))).sort((a, b) => wallOf(b) - wallOf(a));
