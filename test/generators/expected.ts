@@ -25,9 +25,40 @@ export const CALLS = [
   'chat-json-operation',
   'chat-stream',
   'chat-stream-operation',
+  'v2-result-text',
+  'v2-result-json',
+  'v2-result-pdf',
   'v2-signed',
 ] as const;
 export type Call = (typeof CALLS)[number];
+
+/** Each call's row in the matrix of docs/guides/client-generators.md (guide-table.test.ts holds the two together). */
+export const GUIDE_ROWS: Record<Call, string> = {
+  models: 'list models',
+  price: 'price a transcription',
+  'sync-upload': 'sync upload of a recording',
+  poll: 'poll the status to `completed`',
+  'result-json': 'result as JSON',
+  'result-srt': 'result as SRT',
+  'result-vtt': 'result as WebVTT',
+  'result-text': 'result as plain text',
+  'result-json-operation': 'result by `getTranscriptionResultJson`',
+  'result-srt-operation': 'result by `getTranscriptionResultSrt`',
+  'result-vtt-operation': 'result by `getTranscriptionResultVtt`',
+  'result-text-operation': 'result by `getTranscriptionResultText`',
+  'async-link': 'async create from a link (JSON)',
+  'async-upload': 'async create from an upload (multipart)',
+  'async-upload-operation': 'async upload by `createAsyncTranscriptionUpload`',
+  'not-found': 'a 404 whose `error.type` is the literal type',
+  chat: 'chat',
+  'chat-json-operation': 'chat by `createChatCompletionJson`',
+  'chat-stream': 'chat streamed (SSE)',
+  'chat-stream-operation': 'chat streamed by `createStreamedChatCompletion`',
+  'v2-result-text': 'v2 result link: text',
+  'v2-result-json': 'v2 result link: JSON',
+  'v2-result-pdf': 'v2 result link: PDF',
+  'v2-signed': 'a signed v2 call through a request hook',
+};
 
 /**
  * Calls of operations the contract may not have (an operation for one media type of a call above): tried only when
@@ -76,6 +107,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'chat-json-operation': 'works',
     'chat-stream': 'option',
     'chat-stream-operation': 'option',
+    'v2-result-text': 'option',
+    'v2-result-json': 'fails',
+    'v2-result-pdf': 'fails',
     'v2-signed': 'works',
   },
   'orval-fetch': {
@@ -99,6 +133,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'chat-json-operation': 'works',
     'chat-stream': 'fails',
     'chat-stream-operation': 'fails',
+    'v2-result-text': 'fails',
+    'v2-result-json': 'fails',
+    'v2-result-pdf': 'fails',
     'v2-signed': 'works',
   },
   'orval-axios': {
@@ -122,6 +159,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'chat-json-operation': 'works',
     'chat-stream': 'fails',
     'chat-stream-operation': 'fails',
+    'v2-result-text': 'works',
+    'v2-result-json': 'fails',
+    'v2-result-pdf': 'option',
     'v2-signed': 'works',
   },
   kubb: {
@@ -145,6 +185,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'chat-json-operation': 'works',
     'chat-stream': 'fails',
     'chat-stream-operation': 'fails',
+    'v2-result-text': 'fails',
+    'v2-result-json': 'works',
+    'v2-result-pdf': 'fails',
     'v2-signed': 'works',
   },
   'hey-api': {
@@ -168,6 +211,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'chat-json-operation': 'works',
     'chat-stream': 'option',
     'chat-stream-operation': 'works',
+    'v2-result-text': 'fails',
+    'v2-result-json': 'works',
+    'v2-result-pdf': 'fails',
     'v2-signed': 'works',
   },
 };

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { signV2Request } from '../../client/src/sign-v2-request.ts';
 import { wavOf } from '../../conformance/core/audio.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
@@ -67,6 +68,19 @@ async function completedTask(base: string, apiKey: string, wav: string): Promise
   throw new Error('the test task did not complete in 120 s');
 }
 
+/** The signed result links of a completed task, read with a v2-signed status call outside any generated client. */
+async function v2ResultLinks(base: string, keys: { public_key: string; secret: string }, id: string) {
+  const request = await signV2Request(new Request(`${base}/v2/transcriptions/${id}`), {
+    publicKey: keys.public_key,
+    secret: keys.secret,
+  });
+  const answer = await fetch(request);
+  assert.is(answer.status, 200, await answer.clone().text());
+  const { data } = (await answer.json()) as { data: { results: Record<string, string> | null } };
+  assert.ok(data.results?.pdf, `no result links: ${JSON.stringify(data)}`);
+  return data.results;
+}
+
 matrix.before(async (context) => {
   context.work = mkdtempSync(join(tmpdir(), 'scribe-generators-'));
   context.runs = [];
@@ -104,6 +118,7 @@ matrix('every generator generates, compiles strict and runs its scenario as the 
   writeFileSync(wav, wavOf(readFileSync(GOFORWARD), 16_000));
   const setup = await account(base);
   const completed = await completedTask(base, setup.api_key, wav);
+  const links = await v2ResultLinks(base, setup, completed);
   const started = performance.now();
   // SCRIBE_GENERATORS=id,id runs some of them (while working on one generator's scenario).
   const only = process.env.SCRIBE_GENERATORS?.split(',');
@@ -117,6 +132,7 @@ matrix('every generator generates, compiles strict and runs its scenario as the 
         SCRIBE_SECRET: setup.secret,
         WAV_FILE: wav,
         COMPLETED_TASK_ID: completed,
+        V2_RESULT_LINKS: JSON.stringify(links),
       };
       context.runs.push(await runGenerator(generator, context.work, env));
     }

@@ -45,7 +45,7 @@ export const GENERATORS: Generator[] = [
   {
     id: 'openapi-fetch',
     label: 'openapi-typescript 7.13.0 + openapi-fetch 0.17.0',
-    option: "parseAs ('text', 'stream')",
+    option: "parseAs ('text', 'stream', 'blob')",
     generate: (work) =>
       run(
         bin('openapi-typescript'),
@@ -63,13 +63,13 @@ export const GENERATORS: Generator[] = [
   {
     id: 'orval-axios',
     label: 'orval 7.13.2 (axios 1.18.1)',
-    option: "AxiosRequestConfig responseType ('text')",
+    option: "AxiosRequestConfig responseType ('text', 'arraybuffer')",
     generate: orval('axios'),
   },
   {
     id: 'kubb',
     label: 'kubb 4.39.3 (plugin-client, axios 1.18.1)',
-    option: "RequestConfig responseType ('text')",
+    option: "RequestConfig responseType ('text', 'arraybuffer')",
     generate: (work) => {
       writeFileSync(
         join(work, 'kubb.config.ts'),
@@ -93,7 +93,7 @@ export const GENERATORS: Generator[] = [
   {
     id: 'hey-api',
     label: '@hey-api/openapi-ts 0.95.0 (client-fetch)',
-    option: "parseAs ('text', 'stream')",
+    option: "parseAs ('text', 'stream', 'blob')",
     // The root devDependency, with the plugins scripts/generate.mjs uses for client/ (less the zod and schema ones).
     generate: (work) =>
       run(

@@ -28,6 +28,8 @@ export const env = {
   wavFile: required('WAV_FILE'),
   /** A task the test completed itself, so the poll and result calls are tried even when the scenario's upload fails. */
   completedTask: required('COMPLETED_TASK_ID'),
+  /** That task's signed v2 result links by format (`text`, `json`, `pdf`), as `GET /v2/transcriptions/{id}` gave them. */
+  v2ResultLinks: JSON.parse(required('V2_RESULT_LINKS')) as Record<string, string>,
 };
 
 /** The recording as a Blob, the file value every multipart call gets. */
@@ -110,6 +112,51 @@ export function checkVtt<T>(value: T, ...typed: TextTyped<T>): void {
 export function checkText<T>(value: T, ...typed: TextTyped<T>): void {
   const text = textOf(value, ...typed).trim();
   check(text.length > 0 && !text.startsWith('{'), `not plain text: ${shown(value)}`);
+}
+
+/** What a call of `downloadV2TranscriptionResult` needs from a result link: its path parameters and its query. */
+export function v2Link<F extends 'text' | 'json' | 'pdf'>(format: F) {
+  const link = new URL(env.v2ResultLinks[format] ?? '');
+  const [, , , id] = link.pathname.split('/'); // /v2/results/{id}/{format}
+  check(id, `no id in the link ${link.href}`);
+  return {
+    id,
+    format,
+    expires: Number(link.searchParams.get('expires')),
+    signature: link.searchParams.get('signature') ?? '',
+  };
+}
+
+/** Bytes of the generated client's answer: a Blob, an ArrayBuffer or a Node Buffer are binary; text is not. */
+async function bytesOf(value: unknown): Promise<Uint8Array> {
+  if (value instanceof Blob) return new Uint8Array(await value.arrayBuffer());
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (value instanceof Uint8Array) return value;
+  throw new Error(`not binary: ${typeof value} ${shown(value)}`);
+}
+
+/** Whether a generated type admits bytes (a union with Blob or ArrayBuffer does); `any` and `unknown` do not. */
+export type AdmitsBinary<T> = 0 extends 1 & T
+  ? false
+  : unknown extends T
+    ? false
+    : Blob extends T
+      ? true
+      : ArrayBuffer extends T
+        ? true
+        : false;
+type BinaryTyped<T> =
+  AdmitsBinary<T> extends true ? [] : [typed: 'the generated type of this value does not admit binary data'];
+
+/**
+ * A PDF's bytes as the generated client handed them out, typed as bytes (else the call does not compile): they
+ * start `%PDF-` and end with `%%EOF`.
+ */
+export async function checkPdf<T>(value: T, ...typed: BinaryTyped<T>): Promise<void> {
+  check(typed.length === 0, 'typed as something other than bytes');
+  const bytes = await bytesOf(value);
+  const text = new TextDecoder('latin1').decode(bytes);
+  check(text.startsWith('%PDF-') && text.trimEnd().endsWith('%%EOF'), `not a PDF: ${shown(text.slice(0, 40))}`);
 }
 
 /**

@@ -13,11 +13,13 @@ import {
   getTranscriptionResult,
   getTranscriptionStatus,
   listModels,
+  downloadV2TranscriptionResult,
 } from './client/sdk.gen.ts';
 import { signV2Request } from './scribe-client/sign-v2-request.ts';
 import {
   attempt,
   check,
+  checkPdf,
   checkSrt,
   checkText,
   checkVtt,
@@ -34,6 +36,7 @@ import {
   taskId,
   textOf,
   type IsLiteral,
+  v2Link,
 } from './harness.mts';
 
 client.setConfig({ baseUrl: env.baseUrl, auth: () => env.apiKey });
@@ -146,6 +149,25 @@ await attempt('chat-stream', 'option', async () => {
   check(!error, `${response.status}: ${shown(error)}`);
   check(sseData(await streamText(response.body)).length > 1, 'no chunks');
 });
+
+// The v2 result link's three files, through the one operation that answers three media types.
+const v2Result = (format: 'text' | 'json' | 'pdf', parseAs?: 'text' | 'blob') => {
+  const { id, expires, signature } = v2Link(format);
+  return downloadV2TranscriptionResult({
+    path: { id, format },
+    query: { expires, signature },
+    ...(parseAs ? { parseAs } : {}),
+  });
+};
+await attempt('v2-result-text', 'generated', async () => checkText((await v2Result('text')).data));
+await attempt('v2-result-text', 'option', async () => checkText((await v2Result('text', 'text')).data));
+await attempt('v2-result-json', 'generated', async () => {
+  const { data, error, response } = await v2Result('json');
+  check(data, `${response.status}: ${shown(error)}`);
+  check(data.text === EXPECTED_TEXT, `result ${shown(data)}`);
+});
+await attempt('v2-result-pdf', 'generated', async () => checkPdf((await v2Result('pdf')).data));
+await attempt('v2-result-pdf', 'option', async () => checkPdf((await v2Result('pdf', 'blob')).data));
 
 await attempt('v2-signed', 'generated', async () => {
   const v2 = createClient(createConfig({ baseUrl: env.baseUrl }));

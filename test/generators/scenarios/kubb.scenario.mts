@@ -13,10 +13,12 @@ import {
   getTranscriptionResult,
   getTranscriptionStatus,
   listModels,
+  downloadV2TranscriptionResult,
 } from './client/index.ts';
 import {
   attempt,
   check,
+  checkPdf,
   checkSrt,
   checkText,
   checkVtt,
@@ -33,6 +35,7 @@ import {
   taskId,
   textOf,
   type IsLiteral,
+  v2Link,
 } from './harness.mts';
 
 setConfig({ baseURL: env.baseUrl, headers: { Authorization: `Bearer ${env.apiKey}` } });
@@ -165,6 +168,20 @@ await attempt('chat-stream', 'option', async () => {
   );
   check(sseData(textOf(answer)).length > 0, 'no chunks');
 });
+
+// The v2 result link's three files, through the one operation that answers three media types.
+const v2Result = (format: 'text' | 'json' | 'pdf', responseType?: 'text' | 'arraybuffer') => {
+  const { id, expires, signature } = v2Link(format);
+  return downloadV2TranscriptionResult(id, format, { expires, signature }, responseType ? { responseType } : {});
+};
+await attempt('v2-result-text', 'generated', async () => checkText(await v2Result('text')));
+await attempt('v2-result-text', 'option', async () => checkText(await v2Result('text', 'text')));
+await attempt('v2-result-json', 'generated', async () => {
+  const result = await v2Result('json');
+  check(result.text === EXPECTED_TEXT, `result ${shown(result)}`);
+});
+await attempt('v2-result-pdf', 'generated', async () => checkPdf(await v2Result('pdf')));
+await attempt('v2-result-pdf', 'option', async () => checkPdf(await v2Result('pdf', 'arraybuffer')));
 
 await attempt('v2-signed', 'generated', async () => {
   const interceptor = axiosInstance.interceptors.request.use(signAxiosRequest);

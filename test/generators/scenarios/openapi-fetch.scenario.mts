@@ -6,6 +6,7 @@ import { signV2Request } from './scribe-client/sign-v2-request.ts';
 import {
   attempt,
   check,
+  checkPdf,
   checkSrt,
   checkText,
   checkVtt,
@@ -22,6 +23,7 @@ import {
   taskId,
   textOf,
   type IsLiteral,
+  v2Link,
 } from './harness.mts';
 
 const client = createClient<paths>({ baseUrl: env.baseUrl, headers: { Authorization: `Bearer ${env.apiKey}` } });
@@ -188,6 +190,24 @@ await attempt('chat-stream', 'option', async () => {
   const chunks = sseData(await streamText(response.body));
   check(chunks.length > 1, 'no chunks');
 });
+
+// The v2 result link's three files, through the one operation that answers three media types.
+const v2Result = (format: 'text' | 'json' | 'pdf', parseAs?: 'text' | 'blob') => {
+  const { id, expires, signature } = v2Link(format);
+  return client.GET('/v2/results/{id}/{format}', {
+    params: { path: { id, format }, query: { expires, signature } },
+    ...(parseAs ? { parseAs } : {}),
+  });
+};
+await attempt('v2-result-text', 'generated', async () => checkText((await v2Result('text')).data));
+await attempt('v2-result-text', 'option', async () => checkText((await v2Result('text', 'text')).data));
+await attempt('v2-result-json', 'generated', async () => {
+  const { data, error } = await v2Result('json');
+  check(data, `no result: ${shown(error)}`);
+  check(data.text === EXPECTED_TEXT, `result ${shown(data)}`);
+});
+await attempt('v2-result-pdf', 'generated', async () => checkPdf((await v2Result('pdf')).data));
+await attempt('v2-result-pdf', 'option', async () => checkPdf((await v2Result('pdf', 'blob')).data));
 
 await attempt('v2-signed', 'generated', async () => {
   const signing: Middleware = {

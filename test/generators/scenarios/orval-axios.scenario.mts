@@ -7,6 +7,7 @@ import { getScribeAPI } from './client/api.ts';
 import {
   attempt,
   check,
+  checkPdf,
   checkSrt,
   checkText,
   checkVtt,
@@ -23,6 +24,7 @@ import {
   taskId,
   textOf,
   type IsLiteral,
+  v2Link,
 } from './harness.mts';
 
 axios.defaults.baseURL = env.baseUrl;
@@ -157,6 +159,20 @@ await attempt('chat-stream', 'option', async () => {
   );
   check(sseData(textOf(data)).length > 0, 'no chunks');
 });
+
+// The v2 result link's three files, through the one operation that answers three media types.
+const v2Result = (format: 'text' | 'json' | 'pdf', responseType?: 'text' | 'arraybuffer') => {
+  const { id, expires, signature } = v2Link(format);
+  return api.downloadV2TranscriptionResult(id, format, { expires, signature }, responseType ? { responseType } : {});
+};
+await attempt('v2-result-text', 'generated', async () => checkText((await v2Result('text')).data));
+await attempt('v2-result-text', 'option', async () => checkText((await v2Result('text', 'text')).data));
+await attempt('v2-result-json', 'generated', async () => {
+  const { data } = await v2Result('json');
+  check(data.text === EXPECTED_TEXT, `result ${shown(data)}`);
+});
+await attempt('v2-result-pdf', 'generated', async () => checkPdf((await v2Result('pdf')).data));
+await attempt('v2-result-pdf', 'option', async () => checkPdf((await v2Result('pdf', 'arraybuffer')).data));
 
 await attempt('v2-signed', 'generated', async () => {
   const interceptor = axios.interceptors.request.use(signAxiosRequest);

@@ -11,11 +11,13 @@ import {
   getTranscriptionResult,
   getTranscriptionStatus,
   listModels,
+  downloadV2TranscriptionResult,
 } from './client/api.ts';
 import { signV2Request } from './scribe-client/sign-v2-request.ts';
 import {
   attempt,
   check,
+  checkPdf,
   checkSrt,
   checkText,
   checkVtt,
@@ -31,6 +33,7 @@ import {
   taskId,
   textOf,
   type IsLiteral,
+  v2Link,
 } from './harness.mts';
 
 const auth: RequestInit = { headers: { Authorization: `Bearer ${env.apiKey}` } };
@@ -138,6 +141,19 @@ await attempt('chat-stream', 'generated', async () => {
   check(answer.status === 200, `${answer.status}: ${shown(answer.data)}`);
   check(sseData(textOf(answer.data)).length > 0, 'no chunks');
 });
+
+// The v2 result link's three files, through the one operation that answers three media types.
+const v2Result = (format: 'text' | 'json' | 'pdf') => {
+  const { id, expires, signature } = v2Link(format);
+  return downloadV2TranscriptionResult(id, format, { expires, signature });
+};
+await attempt('v2-result-text', 'generated', async () => checkText((await v2Result('text')).data));
+await attempt('v2-result-json', 'generated', async () => {
+  const answer = await v2Result('json');
+  check(answer.status === 200, `${answer.status}: ${shown(answer.data)}`);
+  check(answer.data.text === EXPECTED_TEXT, `result ${shown(answer.data)}`);
+});
+await attempt('v2-result-pdf', 'generated', async () => checkPdf((await v2Result('pdf')).data));
 
 await attempt('v2-signed', 'generated', async () => {
   // No hook: the headers are made for a request like the one the function will send (version 1 covers no body).
