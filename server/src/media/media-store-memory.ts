@@ -1,6 +1,6 @@
-// Measures what storing and fetching a medium of MEDIA_SIZE_MB (25 unless set) costs in memory: run as its own process (so its RSS is only
-// this) against the migrated PostgreSQL database at DATABASE_URL; prints one JSON line with the peak RSS growth
-// over the baseline taken after the database pool is warm. Used by media-store.test.ts; also by hand:
+// Measures what storing and fetching a medium of MEDIA_SIZE_MB (25 unless set) costs in memory: run as its own
+// process (so its RSS is only this) against the migrated PostgreSQL database at DATABASE_URL; prints one JSON line
+// with the peak RSS and its growth over the baseline taken after the database pool is warm. Used by media-store.test.ts; also by hand:
 //   DATABASE_URL=postgres://… node --import tsx server/src/media/media-store-memory.ts
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
