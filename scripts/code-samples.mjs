@@ -14,7 +14,7 @@ function pathVariable(parameter) {
   const component = parameter.$ref?.split('/').pop();
   const base = component ?? `${parameter.name}`;
   return base
-    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/[^A-Za-z0-9]+/g, '_')
     .toUpperCase();
 }
@@ -29,6 +29,38 @@ const resolveRef = (document, node) =>
     : node;
 
 const resolveParameter = (document, parameter) => resolveRef(document, parameter);
+
+/**
+ * The required query parameters, each with the variable holding it (named after its component like a path id:
+ * `V2LinkSignature` → `V2_LINK_SIGNATURE`) and whether it is a number.
+ */
+const requiredQuery = (operation, document) =>
+  (operation.parameters ?? [])
+    .map((raw) => ({ raw, parameter: resolveParameter(document, raw) }))
+    .filter(({ parameter }) => parameter.in === 'query' && parameter.required)
+    .map(({ raw, parameter }) => ({
+      name: parameter.name,
+      variable: pathVariable(raw),
+      numeric: ['integer', 'number'].includes(parameter.schema?.type),
+    }));
+
+/** Where the variables of a v2 result link's parameters come from, said above a sample that needs them. */
+const linkNote = (prefix, operation, document) =>
+  requiredQuery(operation, document).some(({ variable }) => variable.startsWith('V2_LINK_'))
+    ? [
+        `${prefix} TRANSCRIPTION_ID, V2_LINK_EXPIRES and V2_LINK_SIGNATURE: the id, expires and signature of the link`,
+        `${prefix} results.${linkFormatOf(operation)} of GET /v2/transcriptions/{id}.`,
+      ]
+    : [];
+const linkFormatOf = (operation) => operation.operationId.replace('downloadV2Transcription', '').toLowerCase();
+
+/** The file extension of an answer that is a binary file (`format: binary`), else null. */
+function binaryExtensionOf(operation, document) {
+  const { type } = successOf(operation, document);
+  const [, raw] = Object.entries(operation.responses).find(([code]) => /^2/.test(code));
+  const schema = resolveRef(document, raw).content?.[type]?.schema;
+  return schema?.format === 'binary' ? type.split('/').pop() : null;
+}
 
 /** The kind of credentials an operation takes, from its security requirement. */
 function authOf(operation) {
@@ -104,6 +136,9 @@ function curlSample(path, method, operation, document) {
     return [`curl -sS --fail-with-body "$RESULT_URL"`, ...expectedComment('#', successOf(operation, document))].join(
       '\n',
     );
+  const query = requiredQuery(operation, document);
+  if (query.length > 0) url += `?${query.map(({ name, variable }) => `${name}=$${variable}`).join('&')}`;
+  lines.push(...linkNote('#', operation, document));
   const headers = [];
   if (auth === 'bearer') headers.push('-H "Authorization: Bearer $SCRIBE_API_KEY"');
   if (auth === 'admin') headers.push('-H "X-Admin-Token: $SCRIBE_ADMIN_TOKEN"');
@@ -129,6 +164,9 @@ function curlSample(path, method, operation, document) {
       else parts.push(`-F ${quoteShell(`${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`)}`);
     }
   }
+  const binary = binaryExtensionOf(operation, document);
+  // A binary file is saved; what is printed is its first bytes (the file's signature, such as `%PDF-1.3`).
+  if (binary) parts.push(`-o transcript.${binary} && head -c 8 transcript.${binary} && echo`);
   lines.push(parts.join(' \\\n  '));
   lines.push(...expectedComment('#', successOf(operation, document)));
   return lines.join('\n');
@@ -190,6 +228,12 @@ function typescriptSample(path, method, operation, document) {
     .filter((raw) => resolveParameter(document, raw).in === 'path')
     .map((raw) => `${resolveParameter(document, raw).name}: process.env.${pathVariable(raw)}!`);
   if (pathParams.length > 0) options.push(`path: { ${pathParams.join(', ')} }`);
+  const query = requiredQuery(operation, document).map(({ name, variable, numeric }) =>
+    numeric ? `${name}: Number(process.env.${variable})` : `${name}: process.env.${variable}!`,
+  );
+  if (query.length > 0) options.push(`query: { ${query.join(', ')} }`);
+  lines.unshift(...linkNote('//', operation, document));
+  const binary = binaryExtensionOf(operation, document);
   let usesFile = false;
   if (body?.type === 'application/json') options.push(`body: ${tsValue(body.value)}`);
   if (body?.type === 'multipart/form-data') {
@@ -218,10 +262,21 @@ function typescriptSample(path, method, operation, document) {
   if (body?.value?.stream === true) options.push("parseAs: 'text'");
   lines.push(`const { data, error } = await ${id}({ ${options.join(', ')} });`);
   lines.push('if (error) throw new Error(JSON.stringify(error));');
-  lines.push(body?.value?.stream === true ? 'console.log(data);' : 'console.log(JSON.stringify(data, null, 2));');
+  const answer = successOf(operation, document).type ?? '';
+  if (binary)
+    // The client hands a binary file out as a Blob: saved, and its first bytes (the file's signature) printed.
+    lines.push(
+      'const bytes = new Uint8Array(await data.arrayBuffer());',
+      `writeFileSync('transcript.${binary}', bytes);`,
+      'console.log(new TextDecoder().decode(bytes.subarray(0, 8)));',
+    );
+  else if (body?.value?.stream === true || answer.startsWith('text/') || answer === 'application/x-subrip')
+    lines.push('console.log(data);');
+  else lines.push('console.log(JSON.stringify(data, null, 2));');
   lines.push(...expectedComment('//', successOf(operation, document)));
   const header = [`import { ${imports.join(', ')} } from 'scribe-client';`];
-  if (usesFile) header.unshift("import { readFileSync } from 'node:fs';");
+  const fsImports = [...(usesFile ? ['readFileSync'] : []), ...(binary ? ['writeFileSync'] : [])];
+  if (fsImports.length > 0) header.unshift(`import { ${fsImports.join(', ')} } from 'node:fs';`);
   return [...header, '', ...lines].join('\n');
 }
 
@@ -315,7 +370,12 @@ function pythonSample(path, method, operation, document) {
     const parameter = resolveParameter(document, raw);
     if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, `{os.environ['${pathVariable(raw)}']}`);
   }
+  const query = requiredQuery(operation, document);
+  if (query.length > 0)
+    url = url.replace(/"$/, `?${query.map(({ name, variable }) => `${name}={os.environ['${variable}']}`).join('&')}"`);
   if (operation.operationId === 'downloadV2TranscriptionResult') url = 'os.environ["RESULT_URL"]';
+  lines.push(...linkNote('#', operation, document));
+  const binary = binaryExtensionOf(operation, document);
   lines.push(`url = ${url}`);
   lines.push('headers = {}');
   if (auth === 'bearer') lines.push('headers["Authorization"] = f"Bearer {os.environ[\'SCRIBE_API_KEY\']}"');
@@ -374,6 +434,13 @@ function pythonSample(path, method, operation, document) {
       '        for line in response:  # server-sent events, each `data:` line as the tokens are generated',
       '            print(line.decode().rstrip("\\n"), flush=True)',
     );
+  else if (binary)
+    // A binary file is saved; what is printed is its first bytes (the file's signature, such as `%PDF-1.3`).
+    lines.push(
+      '        content = response.read()',
+      `    with open("transcript.${binary}", "wb") as file:`,
+      '        file.write(content)',
+    );
   else
     lines.push(
       '        text = response.read().decode()',
@@ -383,7 +450,8 @@ function pythonSample(path, method, operation, document) {
     'except urllib.error.HTTPError as error:',
     '    raise SystemExit(f"{error.code} {error.read().decode()}")',
   );
-  if (!streamed) lines.push('print(json.dumps(json.loads(text), indent=2) if is_json else text)');
+  if (binary) lines.push('print(content[:8].decode("latin-1"))');
+  else if (!streamed) lines.push('print(json.dumps(json.loads(text), indent=2) if is_json else text)');
   lines.push(...expectedComment('#', successOf(operation, document)));
   return [...[...imports].sort().map((name) => `import ${name}`), '', ...lines].join('\n');
 }

@@ -3515,6 +3515,16 @@ export type SignatureVersion = '1' | '2';
 export type SignatureNonce = string;
 
 /**
+ * Unix time in seconds after which the link is refused.
+ */
+export type V2LinkExpires = number;
+
+/**
+ * Lowercase hex HMAC-SHA256 of `id\nformat\nexpires`, keyed with a server secret.
+ */
+export type V2LinkSignature = string;
+
+/**
  * Account id.
  */
 export type AccountId = string;
@@ -5780,6 +5790,159 @@ export type DownloadV2TranscriptionResultResponses = {
 };
 
 export type DownloadV2TranscriptionResultResponse = DownloadV2TranscriptionResultResponses[keyof DownloadV2TranscriptionResultResponses];
+
+export type DownloadV2TranscriptionTextData = {
+    body?: never;
+    path: {
+        /**
+         * Transcription task id.
+         */
+        id: string;
+    };
+    query: {
+        /**
+         * Unix time in seconds after which the link is refused.
+         */
+        expires: number;
+        /**
+         * Lowercase hex HMAC-SHA256 of `id\nformat\nexpires`, keyed with a server secret.
+         */
+        signature: string;
+    };
+    url: '/v2/results/{id}.txt';
+};
+
+export type DownloadV2TranscriptionTextErrors = {
+    /**
+     * `expires` or `signature` is missing or malformed (validation error body).
+     */
+    400: V2BadRequestErrorResponse;
+    /**
+     * The link has expired or its signature does not verify.
+     */
+    403: V2ForbiddenErrorResponse;
+    /**
+     * The resource does not exist or belongs to another account.
+     */
+    404: V2NotFoundErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: V2InternalServerErrorResponse;
+};
+
+export type DownloadV2TranscriptionTextError = DownloadV2TranscriptionTextErrors[keyof DownloadV2TranscriptionTextErrors];
+
+export type DownloadV2TranscriptionTextResponses = {
+    /**
+     * The full transcript text.
+     */
+    200: string;
+};
+
+export type DownloadV2TranscriptionTextResponse = DownloadV2TranscriptionTextResponses[keyof DownloadV2TranscriptionTextResponses];
+
+export type DownloadV2TranscriptionJsonData = {
+    body?: never;
+    path: {
+        /**
+         * Transcription task id.
+         */
+        id: string;
+    };
+    query: {
+        /**
+         * Unix time in seconds after which the link is refused.
+         */
+        expires: number;
+        /**
+         * Lowercase hex HMAC-SHA256 of `id\nformat\nexpires`, keyed with a server secret.
+         */
+        signature: string;
+    };
+    url: '/v2/results/{id}.json';
+};
+
+export type DownloadV2TranscriptionJsonErrors = {
+    /**
+     * `expires` or `signature` is missing or malformed (validation error body).
+     */
+    400: V2BadRequestErrorResponse;
+    /**
+     * The link has expired or its signature does not verify.
+     */
+    403: V2ForbiddenErrorResponse;
+    /**
+     * The resource does not exist or belongs to another account.
+     */
+    404: V2NotFoundErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: V2InternalServerErrorResponse;
+};
+
+export type DownloadV2TranscriptionJsonError = DownloadV2TranscriptionJsonErrors[keyof DownloadV2TranscriptionJsonErrors];
+
+export type DownloadV2TranscriptionJsonResponses = {
+    /**
+     * The json file.
+     */
+    200: TranscriptionResult;
+};
+
+export type DownloadV2TranscriptionJsonResponse = DownloadV2TranscriptionJsonResponses[keyof DownloadV2TranscriptionJsonResponses];
+
+export type DownloadV2TranscriptionPdfData = {
+    body?: never;
+    path: {
+        /**
+         * Transcription task id.
+         */
+        id: string;
+    };
+    query: {
+        /**
+         * Unix time in seconds after which the link is refused.
+         */
+        expires: number;
+        /**
+         * Lowercase hex HMAC-SHA256 of `id\nformat\nexpires`, keyed with a server secret.
+         */
+        signature: string;
+    };
+    url: '/v2/results/{id}.pdf';
+};
+
+export type DownloadV2TranscriptionPdfErrors = {
+    /**
+     * `expires` or `signature` is missing or malformed (validation error body).
+     */
+    400: V2BadRequestErrorResponse;
+    /**
+     * The link has expired or its signature does not verify.
+     */
+    403: V2ForbiddenErrorResponse;
+    /**
+     * The resource does not exist or belongs to another account.
+     */
+    404: V2NotFoundErrorResponse;
+    /**
+     * An unexpected server error; retry with a delay.
+     */
+    500: V2InternalServerErrorResponse;
+};
+
+export type DownloadV2TranscriptionPdfError = DownloadV2TranscriptionPdfErrors[keyof DownloadV2TranscriptionPdfErrors];
+
+export type DownloadV2TranscriptionPdfResponses = {
+    /**
+     * A PDF document of the transcript.
+     */
+    200: Blob | File;
+};
+
+export type DownloadV2TranscriptionPdfResponse = DownloadV2TranscriptionPdfResponses[keyof DownloadV2TranscriptionPdfResponses];
 
 export type CreateV2ChatCompletionData = {
     body: OpenAiChatCompletionRequest;

@@ -2250,6 +2250,16 @@ export const zSignatureVersion = z.enum(['1', '2']);
 export const zSignatureNonce = z.string().min(16).max(128).regex(/^[A-Za-z0-9_-]+$/);
 
 /**
+ * Unix time in seconds after which the link is refused.
+ */
+export const zV2LinkExpires = z.int().gte(0).lte(253402300799);
+
+/**
+ * Lowercase hex HMAC-SHA256 of `id\nformat\nexpires`, keyed with a server secret.
+ */
+export const zV2LinkSignature = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
  * Account id.
  */
 export const zAccountId = z.uuid();
@@ -2694,6 +2704,48 @@ export const zDownloadV2TranscriptionResultQuery = z.object({
  * The file, in the media type of its format.
  */
 export const zDownloadV2TranscriptionResultResponse = zTranscriptionResult;
+
+export const zDownloadV2TranscriptionTextPath = z.object({
+    id: z.uuid()
+});
+
+export const zDownloadV2TranscriptionTextQuery = z.object({
+    expires: z.int().gte(0).lte(253402300799),
+    signature: z.string().regex(/^[0-9a-f]{64}$/)
+});
+
+/**
+ * The full transcript text.
+ */
+export const zDownloadV2TranscriptionTextResponse = z.string();
+
+export const zDownloadV2TranscriptionJsonPath = z.object({
+    id: z.uuid()
+});
+
+export const zDownloadV2TranscriptionJsonQuery = z.object({
+    expires: z.int().gte(0).lte(253402300799),
+    signature: z.string().regex(/^[0-9a-f]{64}$/)
+});
+
+/**
+ * The json file.
+ */
+export const zDownloadV2TranscriptionJsonResponse = zTranscriptionResult;
+
+export const zDownloadV2TranscriptionPdfPath = z.object({
+    id: z.uuid()
+});
+
+export const zDownloadV2TranscriptionPdfQuery = z.object({
+    expires: z.int().gte(0).lte(253402300799),
+    signature: z.string().regex(/^[0-9a-f]{64}$/)
+});
+
+/**
+ * A PDF document of the transcript.
+ */
+export const zDownloadV2TranscriptionPdfResponse = z.string();
 
 export const zCreateV2ChatCompletionBody = zOpenAiChatCompletionRequest;
 

@@ -2,7 +2,7 @@
 // running server's docs can `npm install http://<server>/docs/packages/scribe-client.tgz` before they are on the
 // registry. `npm pack` runs each package's prepack (scribe-client compiles to JavaScript and .d.ts in dist/,
 // scribe-conformance bundles itself) and postpack (removes dist/ again); each tarball is kept under npm's name
-// (`scribe-client-1.3.0.tgz`) and under a name without the version, the address the Clients page gives.
+// (`scribe-client-1.4.0.tgz`) and under a name without the version, the address the Clients page gives.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

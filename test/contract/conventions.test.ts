@@ -10,6 +10,8 @@ type Json = Record<string, unknown>;
 
 const versionOf = (op: Operation) =>
   op.path.startsWith('/v3') ? 'v3' : op.path.startsWith('/admin') ? 'admin' : op.path === '/health' ? 'health' : 'v2';
+/** The v2 result files (the link's target and its per-file operations): the signed link is their only credential. */
+const isResultFile = (op: Operation) => op.path.startsWith('/v2/results/');
 const schemeNames = (op: Operation) =>
   (op.security ?? [])
     .flatMap((r) => Object.keys(r))
@@ -50,7 +52,7 @@ test('security: Bearer on v3, the three signed headers together on v2/v1, none o
       admin: 'AdminToken',
     }[versionOf(op)];
     // The v2 result files are reached through signed links, so they carry no headers (documented extension).
-    if (op.operationId === 'downloadV2TranscriptionResult') {
+    if (isResultFile(op)) {
       assert.is(schemeNames(op), '');
       continue;
     }
@@ -79,7 +81,7 @@ test('every error response has the per-status body of its version: v3 envelope o
 
 test('every authenticated operation documents 401, 429 and 500; every operation with input documents 400', () => {
   for (const op of operations) {
-    if (versionOf(op) === 'health' || op.operationId === 'downloadV2TranscriptionResult') continue;
+    if (versionOf(op) === 'health' || isResultFile(op)) continue;
     for (const status of ['401', '429', '500']) {
       if (versionOf(op) === 'admin' && status === '429') continue;
       assert.ok(op.responses[status], `${op.operationId} lacks ${status}`);
@@ -94,7 +96,7 @@ test('every response declares X-Request-Id; authenticated successes declare Rate
     for (const [status, node] of Object.entries(op.responses)) {
       const headers = Object.keys((resolve<Json>(openapi, node).headers ?? {}) as Json);
       assert.ok(headers.includes('X-Request-Id'), `${op.operationId} ${status} lacks X-Request-Id`);
-      const rateLimited = ['v3', 'v2'].includes(versionOf(op)) && op.operationId !== 'downloadV2TranscriptionResult';
+      const rateLimited = ['v3', 'v2'].includes(versionOf(op)) && !isResultFile(op);
       if (/^2/.test(status) && rateLimited) {
         for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
           assert.ok(headers.includes(h), `${op.operationId} ${status} lacks ${h}`);

@@ -88,6 +88,9 @@ function checkOutput(op: Operation, sample: Sample, stdout: string): string | nu
     }
     return null;
   }
+  // A PDF is saved by the sample, which prints its first bytes.
+  if (types[0] === 'application/pdf')
+    return /^%PDF-\d\.\d/.test(stdout) ? null : `it printed no PDF signature: ${stdout}`;
   if (types[0] !== 'application/json') return stdout.trim() ? null : 'it printed nothing';
   let printed: unknown;
   try {
@@ -185,7 +188,9 @@ async function completedTask(account: Account): Promise<string> {
   return id;
 }
 
-async function completedV2(account: Account): Promise<{ id: string; resultUrl: string }> {
+async function completedV2(
+  account: Account,
+): Promise<{ id: string; results: Record<'text' | 'json' | 'pdf', string> }> {
   const signed = () => signedHeaders(account);
   const created = await call('/v2/transcriptions', {
     method: 'POST',
@@ -198,7 +203,7 @@ async function completedV2(account: Account): Promise<{ id: string; resultUrl: s
     (task) => (task.data as { status: string }).status === 'completed',
     'a v2 transcription',
   );
-  return { id, resultUrl: (read.data as { results: { text: string } }).results.text };
+  return { id, results: (read.data as { results: Record<'text' | 'json' | 'pdf', string> }).results };
 }
 
 /** The variables a sample of this operation needs, each naming a fresh resource of a fresh account. */
@@ -213,12 +218,21 @@ async function environmentFor(op: Operation): Promise<Record<string, string>> {
     ACCOUNT_ID: account.id,
   };
   const vars = new Set(
-    samplesOf(op).flatMap((s) => [...s.source.matchAll(/\b([A-Z][A-Z0-9_]+_ID|RESULT_URL)\b/g)].map((m) => m[1]!)),
+    samplesOf(op).flatMap((s) =>
+      [...s.source.matchAll(/\b([A-Z][A-Z0-9_]+_ID|RESULT_URL|V2_LINK_[A-Z]+)\b/g)].map((m) => m[1]!),
+    ),
   );
   if (op.path.startsWith('/v2/') && (vars.has('TRANSCRIPTION_ID') || vars.has('RESULT_URL'))) {
     const v2 = await completedV2(account);
     env.TRANSCRIPTION_ID = v2.id;
-    env.RESULT_URL = v2.resultUrl;
+    env.RESULT_URL = v2.results.text;
+    // The link of the file this operation downloads (`/v2/results/{id}.pdf` → results.pdf): its query is the credential.
+    const format = ({ txt: 'text', json: 'json', pdf: 'pdf' } as const)[op.path.split('.').pop() ?? ''];
+    if (format) {
+      const link = new URL(v2.results[format]);
+      env.V2_LINK_EXPIRES = link.searchParams.get('expires') ?? '';
+      env.V2_LINK_SIGNATURE = link.searchParams.get('signature') ?? '';
+    }
   } else if (vars.has('TRANSCRIPTION_ID')) {
     env.TRANSCRIPTION_ID =
       op.operationId === 'cancelTranscription'

@@ -28,6 +28,9 @@ export const CALLS = [
   'v2-result-text',
   'v2-result-json',
   'v2-result-pdf',
+  'v2-result-text-operation',
+  'v2-result-json-operation',
+  'v2-result-pdf-operation',
   'v2-signed',
 ] as const;
 export type Call = (typeof CALLS)[number];
@@ -57,6 +60,9 @@ export const GUIDE_ROWS: Record<Call, string> = {
   'v2-result-text': 'v2 result link: text',
   'v2-result-json': 'v2 result link: JSON',
   'v2-result-pdf': 'v2 result link: PDF',
+  'v2-result-text-operation': 'v2 result by `downloadV2TranscriptionText`',
+  'v2-result-json-operation': 'v2 result by `downloadV2TranscriptionJson`',
+  'v2-result-pdf-operation': 'v2 result by `downloadV2TranscriptionPdf`',
   'v2-signed': 'a signed v2 call through a request hook',
 };
 
@@ -73,6 +79,9 @@ export const OPERATION_CALLS: Partial<Record<Call, string>> = {
   'result-text-operation': 'getTranscriptionResultText',
   'chat-json-operation': 'createChatCompletionJson',
   'chat-stream-operation': 'createStreamedChatCompletion',
+  'v2-result-text-operation': 'downloadV2TranscriptionText',
+  'v2-result-json-operation': 'downloadV2TranscriptionJson',
+  'v2-result-pdf-operation': 'downloadV2TranscriptionPdf',
 };
 
 /** Strict compile errors inside the generated code itself (not the scenario's), per generator. */
@@ -110,6 +119,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'v2-result-text': 'option',
     'v2-result-json': 'fails',
     'v2-result-pdf': 'fails',
+    'v2-result-text-operation': 'option',
+    'v2-result-json-operation': 'works',
+    'v2-result-pdf-operation': 'option',
     'v2-signed': 'works',
   },
   'orval-fetch': {
@@ -136,6 +148,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'v2-result-text': 'fails',
     'v2-result-json': 'fails',
     'v2-result-pdf': 'fails',
+    'v2-result-text-operation': 'fails',
+    'v2-result-json-operation': 'works',
+    'v2-result-pdf-operation': 'fails',
     'v2-signed': 'works',
   },
   'orval-axios': {
@@ -162,6 +177,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'v2-result-text': 'works',
     'v2-result-json': 'fails',
     'v2-result-pdf': 'option',
+    'v2-result-text-operation': 'works',
+    'v2-result-json-operation': 'works',
+    'v2-result-pdf-operation': 'option',
     'v2-signed': 'works',
   },
   kubb: {
@@ -188,6 +206,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'v2-result-text': 'fails',
     'v2-result-json': 'works',
     'v2-result-pdf': 'fails',
+    'v2-result-text-operation': 'works',
+    'v2-result-json-operation': 'works',
+    'v2-result-pdf-operation': 'option',
     'v2-signed': 'works',
   },
   'hey-api': {
@@ -214,6 +235,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'v2-result-text': 'fails',
     'v2-result-json': 'works',
     'v2-result-pdf': 'fails',
+    'v2-result-text-operation': 'works',
+    'v2-result-json-operation': 'works',
+    'v2-result-pdf-operation': 'works',
     'v2-signed': 'works',
   },
 };

@@ -1,6 +1,7 @@
 // Scenario: the signed v2 surface. A v2 task is created from an upload (signed), its read link followed, polled to
 // a final state (its reads moving forward along the v2 states), and the three result links it returns are fetched
-// with no credentials (text, JSON, PDF); a link with a tampered signature is refused 403; a question is asked about the transcript. Then signature_enforcement:
+// with no credentials (text, JSON, PDF), each also through its one-format operation (`/v2/results/{id}.pdf`); a
+// link with a tampered signature is refused 403; a question is asked about the transcript. Then signature_enforcement:
 // the same signed read with each signature header missing, a tampered signature, a timestamp outside the window
 // (both sides) and another secret → 401, while the correctly signed one is let in.
 import { randomBytes } from 'node:crypto';
@@ -68,6 +69,19 @@ export async function v2Lifecycle(run: RunContext, actor: Actor): Promise<string
           expectation: { kind: 'status', statuses: [200], reason: 'a fresh result link' },
         },
       );
+      // The same file through the operation of its one media type (`/v2/results/{id}.pdf`), with the link's query.
+      const extension = { text: 'txt', json: 'json', pdf: 'pdf' }[format];
+      const own = run.spec.match('GET', `/v2/results/${id}.${extension}`);
+      if (own)
+        await run.exchange(
+          { method: 'GET', path: `/v2/results/${encodeURIComponent(id)}.${extension}${url.search}`, headers: {} },
+          {
+            phase: 'stateful',
+            label: `result file (${format}) by its own operation`,
+            operation: own,
+            expectation: { kind: 'status', statuses: [200], reason: "a fresh result link's query" },
+          },
+        );
       if (format === 'text') {
         const tampered = relative.replace(
           /signature=([0-9a-f])/,

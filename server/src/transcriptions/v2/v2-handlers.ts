@@ -11,7 +11,7 @@ import type { JobQueue } from '../jobs.ts';
 import { withOutputDefaults } from '../output-options.ts';
 import { visibleResult, type TranscriptionStore } from '../store.ts';
 import { toText } from '../subtitles.ts';
-import type { ResultLinks } from './result-links.ts';
+import type { ResultFormat, ResultLinks } from './result-links.ts';
 import { renderTranscriptPdf } from './transcript-pdf.ts';
 import { toV2Transcription } from './v2-view.ts';
 
@@ -55,6 +55,44 @@ export interface V2Deps {
 
 export function v2TranscriptionHandlers(deps: V2Deps): HandlerGroup {
   const { intake, store, jobs, links } = deps;
+
+  /** A result file behind a signed link: the link checked for this format, then the file in its media type. */
+  async function download(id: string, format: ResultFormat, link: { expires: number; signature: string }) {
+    const check = links.check(id, format, link.expires, link.signature);
+    if (check === 'invalid') throw new ApiError(403, 'invalid_link', 'Invalid link signature.');
+    if (check === 'expired') throw new ApiError(403, 'invalid_link', 'This link has expired.');
+    const task = await jobs.get(id);
+    const result = task?.status === 'completed' ? parseJson<TranscriptionResult>(task.result) : null;
+    if (!task || !result) throw errors.notFound('id', 'completed transcription');
+    const attachment = (ext: string) => `attachment; filename="${id}.${ext}"`;
+    switch (format) {
+      case 'text':
+        return {
+          status: 200 as const,
+          body: toText(result) as never,
+          headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Disposition': attachment('txt') },
+        };
+      case 'pdf': {
+        const pdf = await renderTranscriptPdf(result, {
+          id,
+          filename: task.filename,
+          language: task.language,
+          createdAt: toIso(task.created_at),
+        });
+        return {
+          status: 200 as const,
+          body: pdf as never,
+          headers: { 'Content-Type': 'application/pdf', 'Content-Disposition': attachment('pdf') },
+        };
+      }
+      case 'json':
+        return {
+          status: 200 as const,
+          body: visibleResult(result, parseJson(task.output)) as never,
+          headers: { 'Content-Type': 'application/json; charset=utf-8', 'Content-Disposition': attachment('json') },
+        };
+    }
+  }
   return {
     createV2Transcription: async (request) => {
       const account = accountOf(request);
@@ -80,42 +118,11 @@ export function v2TranscriptionHandlers(deps: V2Deps): HandlerGroup {
       return { status: 200, body: { data: toV2Transcription(row, results) } };
     },
 
-    downloadV2TranscriptionResult: async (request) => {
-      const { id, format } = request.path;
-      const check = links.check(id, format, request.query.expires, request.query.signature);
-      if (check === 'invalid') throw new ApiError(403, 'invalid_link', 'Invalid link signature.');
-      if (check === 'expired') throw new ApiError(403, 'invalid_link', 'This link has expired.');
-      const task = await jobs.get(id);
-      const result = task?.status === 'completed' ? parseJson<TranscriptionResult>(task.result) : null;
-      if (!task || !result) throw errors.notFound('id', 'completed transcription');
-      const attachment = (ext: string) => `attachment; filename="${id}.${ext}"`;
-      switch (format) {
-        case 'text':
-          return {
-            status: 200,
-            body: toText(result) as never,
-            headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Disposition': attachment('txt') },
-          };
-        case 'pdf': {
-          const pdf = await renderTranscriptPdf(result, {
-            id,
-            filename: task.filename,
-            language: task.language,
-            createdAt: toIso(task.created_at),
-          });
-          return {
-            status: 200,
-            body: pdf as never,
-            headers: { 'Content-Type': 'application/pdf', 'Content-Disposition': attachment('pdf') },
-          };
-        }
-        default:
-          return {
-            status: 200,
-            body: visibleResult(result, parseJson(task.output)),
-            headers: { 'Content-Type': 'application/json; charset=utf-8', 'Content-Disposition': attachment('json') },
-          };
-      }
-    },
+    downloadV2TranscriptionResult: async (request) => download(request.path.id, request.path.format, request.query),
+    // The same files as operations of one media type each (for client generators); the link's signature names the
+    // format, so the one a path stands for is checked as if it had been in the path.
+    downloadV2TranscriptionText: async (request) => download(request.path.id, 'text', request.query),
+    downloadV2TranscriptionJson: async (request) => download(request.path.id, 'json', request.query),
+    downloadV2TranscriptionPdf: async (request) => download(request.path.id, 'pdf', request.query),
   };
 }

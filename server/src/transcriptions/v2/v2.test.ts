@@ -165,6 +165,48 @@ for (const kind of databaseKinds) {
     assert.is(unknown.body.error, 'NOT_FOUND');
   });
 
+  test('one file per operation: /v2/results/{id}.txt|.json|.pdf with a link’s query answer its bytes; another format’s query is 403', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 10 });
+    const created = await create(h, account, { language: 'en' }, goforward('wav'));
+    const id = created.body.transcription_id;
+    const { data } = await final(h, account, id);
+    const files = [
+      { format: 'text', ext: 'txt', type: 'text/plain; charset=utf-8' },
+      { format: 'json', ext: 'json', type: 'application/json; charset=utf-8' },
+      { format: 'pdf', ext: 'pdf', type: 'application/pdf' },
+    ] as const;
+    for (const { format, ext, type } of files) {
+      const link = new URL(data.results[format]);
+      const checked = await h.request('GET', `/v2/results/${id}.${ext}${link.search}`); // the contract's check
+      assert.is(checked.status, 200, `${ext}: ${checked.text}`);
+      const [byLink, byOperation] = await Promise.all([
+        fetch(link),
+        fetch(`${h.baseUrl}/v2/results/${id}.${ext}${link.search}`),
+      ]);
+      assert.is(byOperation.headers.get('content-type'), type, ext);
+      assert.is(byOperation.headers.get('content-disposition'), `attachment; filename="${id}.${ext}"`);
+      const [linked, operated] = [await byLink.arrayBuffer(), await byOperation.arrayBuffer()];
+      if (format === 'pdf') {
+        // The PDF carries its creation time: compare the text it holds.
+        const text = (bytes: ArrayBuffer) =>
+          execFileSync('pdftotext', ['-', '-'], { input: Buffer.from(bytes) }).toString();
+        assert.is(text(operated), text(linked));
+        assert.match(text(operated), /go forward ten meters/);
+      } else assert.equal(Buffer.from(operated), Buffer.from(linked), ext);
+    }
+    // The signature names the format: the text link's query does not open the PDF or the JSON.
+    const textQuery = new URL(data.results.text).search;
+    for (const ext of ['pdf', 'json']) {
+      const refused = await h.request('GET', `/v2/results/${id}.${ext}${textQuery}`);
+      assert.is(refused.status, 403, ext);
+      assert.equal(refused.body, { error: 'FORBIDDEN', message: 'Invalid link signature.', errors: {} });
+    }
+    const missing = await h.request('GET', `/v2/results/${id}.txt`);
+    assert.is(missing.status, 400);
+    assert.is(missing.body.error, 'VALIDATION_ERROR');
+  });
+
   test('link source: completed from a local server; a 404 link fails with its message; the default language fails', async () => {
     const h = harness();
     const account = await h.provision({ balance: 10 });
