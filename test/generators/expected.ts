@@ -270,6 +270,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'v2-result-text': 'fails',
     'v2-result-json': 'fails',
     'v2-result-pdf': 'works',
+    'v2-result-text-operation': 'works',
+    'v2-result-json-operation': 'works',
+    'v2-result-pdf-operation': 'works',
     'v2-signed': 'works',
   },
   'orval8-axios': {
@@ -296,6 +299,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'v2-result-text': 'works',
     'v2-result-json': 'fails',
     'v2-result-pdf': 'option',
+    'v2-result-text-operation': 'works',
+    'v2-result-json-operation': 'works',
+    'v2-result-pdf-operation': 'option',
     'v2-signed': 'works',
   },
   'hey-api-0.99': {
@@ -322,6 +328,9 @@ export const EXPECTED: Record<string, Record<Call, Status>> = {
     'v2-result-text': 'fails',
     'v2-result-json': 'works',
     'v2-result-pdf': 'fails',
+    'v2-result-text-operation': 'works',
+    'v2-result-json-operation': 'works',
+    'v2-result-pdf-operation': 'works',
     'v2-signed': 'works',
   },
 };

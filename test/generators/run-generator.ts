@@ -67,7 +67,8 @@ export async function runGenerator(
   const install = generator.install ?? here;
   symlinkSync(join(install, 'node_modules'), join(dir, 'node_modules'));
   copyFileSync(join(here, 'scenarios/harness.mts'), join(dir, 'harness.mts'));
-  copyFileSync(join(here, `scenarios/${generator.id}.scenario.mts`), join(dir, 'scenario.mts'));
+  const scenarioId = generator.scenarios ?? generator.id;
+  copyFileSync(join(here, `scenarios/${scenarioId}.scenario.mts`), join(dir, 'scenario.mts'));
   const operations = operationIds();
   const absent = new Set(
     Object.entries(OPERATION_CALLS)
@@ -76,7 +77,7 @@ export async function runGenerator(
   );
   const scenarios = ['scenario.mts'];
   for (const call of Object.keys(OPERATION_CALLS).filter((call) => !absent.has(call))) {
-    copyFileSync(join(here, `scenarios/${generator.id}.${call}.mts`), join(dir, `${call}.mts`));
+    copyFileSync(join(here, `scenarios/${scenarioId}.${call}.mts`), join(dir, `${call}.mts`));
     scenarios.push(`${call}.mts`);
   }
   // scribe-client's signing helper, as its source (the package is not built in the tree).

@@ -10,7 +10,7 @@ await attempt('async-upload-operation', 'generated', async () => {
   const { data, error, response } = await createAsyncTranscriptionUpload({
     body: { file: recording(), language: 'en' },
   });
-  check(data, `${response.status}: ${shown(error)}`);
+  check(data, `${response?.status}: ${shown(error)}`);
   check(typeof data.transcription_id === 'string', shown(data));
 });
 

@@ -10,7 +10,7 @@ await attempt('chat-json-operation', 'generated', async () => {
   const { data, error, response } = await createChatCompletionJson({
     body: { model: 'service-mini', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 },
   });
-  check(data, `${response.status}: ${shown(error)}`);
+  check(data, `${response?.status}: ${shown(error)}`);
   check(data.object === 'chat.completion' && typeof data.choices[0]?.message.content === 'string', shown(data));
 });
 

@@ -9,7 +9,7 @@ const { id, expires, signature } = v2Link('json');
 
 await attempt('v2-result-json-operation', 'generated', async () => {
   const { data, error, response } = await downloadV2TranscriptionJson({ path: { id }, query: { expires, signature } });
-  check(data, `${response.status}: ${shown(error)}`);
+  check(data, `${response?.status}: ${shown(error)}`);
   check(data.text === EXPECTED_TEXT, `result ${shown(data)}`);
 });
 
