@@ -275,6 +275,9 @@ test.before(async () => {
   media = await mediaServer();
   server = await startScribe('sqlite', {
     SCRIBE_URL_ALLOW_HOSTS: '127.0.0.1',
+    // The cancel samples need a task still downloading (from /hang) when they run; the TypeScript ones run after
+    // every curl and Python sample, minutes after their task was made, past the default 2-minute download limit.
+    SCRIBE_DOWNLOAD_TIMEOUT_MS: '1800000',
     SCRIBE_MINI_MODEL: tiny,
     SCRIBE_CHAT_CONTEXT: '256',
   });
