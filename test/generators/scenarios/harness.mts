@@ -66,8 +66,10 @@ export async function attempt(call: string, kind: Attempt, run: () => Promise<vo
   }
 }
 
+/** Prints the outcomes of the attempts since the last report (one `MATRIX` line per scenario file). */
 export function report(): void {
   console.log(`MATRIX ${JSON.stringify(outcomes)}`);
+  outcomes.length = 0;
 }
 
 /** The `data:` payloads of a server-sent event stream, up to `[DONE]` (which must end it). */
