@@ -700,9 +700,9 @@ export const downloadV2TranscriptionResult = <ThrowOnError extends boolean = fal
  * Extension: the `text` file of a v2 result link (the plain transcript) as an operation of its own with one response
  * media type (`text/plain`), so client generators type and read it without narrowing a union of formats. Call it with
  * the `id`, `expires` and `signature` of the link `results.text` from `GET /v2/transcriptions/{id}`: the signature
- * covers `id + "\n" + "text" + "\n" + expires`, as for `GET /v2/results/{id}/text`, which answers the same and
- * stays the link's target. No headers are needed; an expired link or one that does not verify is 403, a
- * transcription that does not exist any more or is not completed is 404.
+ * covers `id + "\n" + "text" + "\n" + expires`, as for `GET /v2/results/{id}/text`, which answers the same and stays
+ * the link's target. No headers are needed; an expired link or one that does not verify is 403, a transcription that
+ * does not exist any more or is not completed is 404.
  *
  */
 export const downloadV2TranscriptionText = <ThrowOnError extends boolean = false>(options: Options<DownloadV2TranscriptionTextData, ThrowOnError>) => (options.client ?? client).get<DownloadV2TranscriptionTextResponses, DownloadV2TranscriptionTextErrors, ThrowOnError>({ url: '/v2/results/{id}.txt', ...options });
@@ -710,12 +710,12 @@ export const downloadV2TranscriptionText = <ThrowOnError extends boolean = false
 /**
  * Download a v2 result file as JSON
  *
- * Extension: the `json` file of a v2 result link (the transcript in the v3 `TranscriptionResult` shape) as an operation of its own with one response
- * media type (`application/json`), so client generators type and read it without narrowing a union of formats. Call it with
- * the `id`, `expires` and `signature` of the link `results.json` from `GET /v2/transcriptions/{id}`: the signature
- * covers `id + "\n" + "json" + "\n" + expires`, as for `GET /v2/results/{id}/json`, which answers the same and
- * stays the link's target. No headers are needed; an expired link or one that does not verify is 403, a
- * transcription that does not exist any more or is not completed is 404.
+ * Extension: the `json` file of a v2 result link (the transcript in the v3 `TranscriptionResult` shape) as an
+ * operation of its own with one response media type (`application/json`), so client generators type and read it
+ * without narrowing a union of formats. Call it with the `id`, `expires` and `signature` of the link `results.json`
+ * from `GET /v2/transcriptions/{id}`: the signature covers `id + "\n" + "json" + "\n" + expires`, as for `GET
+ * /v2/results/{id}/json`, which answers the same and stays the link's target. No headers are needed; an expired link
+ * or one that does not verify is 403, a transcription that does not exist any more or is not completed is 404.
  *
  */
 export const downloadV2TranscriptionJson = <ThrowOnError extends boolean = false>(options: Options<DownloadV2TranscriptionJsonData, ThrowOnError>) => (options.client ?? client).get<DownloadV2TranscriptionJsonResponses, DownloadV2TranscriptionJsonErrors, ThrowOnError>({ url: '/v2/results/{id}.json', ...options });
@@ -723,12 +723,12 @@ export const downloadV2TranscriptionJson = <ThrowOnError extends boolean = false
 /**
  * Download a v2 result file as PDF
  *
- * Extension: the `pdf` file of a v2 result link (a PDF document of the transcript) as an operation of its own with one response
- * media type (`application/pdf`), so client generators type and read it without narrowing a union of formats. Call it with
- * the `id`, `expires` and `signature` of the link `results.pdf` from `GET /v2/transcriptions/{id}`: the signature
- * covers `id + "\n" + "pdf" + "\n" + expires`, as for `GET /v2/results/{id}/pdf`, which answers the same and
- * stays the link's target. No headers are needed; an expired link or one that does not verify is 403, a
- * transcription that does not exist any more or is not completed is 404.
+ * Extension: the `pdf` file of a v2 result link (a PDF document of the transcript) as an operation of its own with one
+ * response media type (`application/pdf`), so client generators type and read it without narrowing a union of formats.
+ * Call it with the `id`, `expires` and `signature` of the link `results.pdf` from `GET /v2/transcriptions/{id}`: the
+ * signature covers `id + "\n" + "pdf" + "\n" + expires`, as for `GET /v2/results/{id}/pdf`, which answers the same and
+ * stays the link's target. No headers are needed; an expired link or one that does not verify is 403, a transcription
+ * that does not exist any more or is not completed is 404.
  *
  */
 export const downloadV2TranscriptionPdf = <ThrowOnError extends boolean = false>(options: Options<DownloadV2TranscriptionPdfData, ThrowOnError>) => (options.client ?? client).get<DownloadV2TranscriptionPdfResponses, DownloadV2TranscriptionPdfErrors, ThrowOnError>({ url: '/v2/results/{id}.pdf', ...options });

@@ -5886,7 +5886,7 @@ export type DownloadV2TranscriptionJsonError = DownloadV2TranscriptionJsonErrors
 
 export type DownloadV2TranscriptionJsonResponses = {
     /**
-     * The json file.
+     * The JSON file.
      */
     200: TranscriptionResult;
 };

@@ -2729,7 +2729,7 @@ export const zDownloadV2TranscriptionJsonQuery = z.object({
 });
 
 /**
- * The json file.
+ * The JSON file.
  */
 export const zDownloadV2TranscriptionJsonResponse = zTranscriptionResult;
 

@@ -2,9 +2,10 @@
 // package.json, and the newest releases of orval and @hey-api/openapi-ts (which need Node 22: run by the Node 24 binary
 // pinned beside them in newest/package.json), installed by the test when missing, each generating a client from
 // generated/openapi.json as it is now, type-checked with `tsc --strict`, and driven through one scenario
-// (scenarios/<id>.scenario.mts) against a reference server with the real speech engine and the tiny chat model. Each
-// call is tried as generated and, where that fails, with the generator's one documented option; a call whose scenario
-// code does not compile counts as failing. The matrix is printed, and every cell must match expected.ts.
+// (scenarios/<id>.scenario.mts; a newer release runs the older one's) against a reference server with the real speech
+// engine and the tiny chat model. Each call is tried as generated and, where that fails, with the generator's one
+// documented option; a call whose scenario code does not compile counts as failing. The matrix is printed, and every
+// cell must match expected.ts.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
