@@ -22,7 +22,7 @@ const FLOOD_BIG = Number(process.env.BENCH_FLOOD_BIG ?? 2);
 const STREAM_RPS = 10;
 const PROBE_EVERY_MS = 200;
 const TARGET_P95_MS = 1000;
-const ADMIN_TOKEN = 'bench-flood-admin-token';
+const ADMIN_TOKEN = 'bench-flood-admin-token-2e7c94';
 
 // Texts of 60 words (≈ 80 tokens) from a fixed vocabulary with numbers, different from each other.
 const vocabulary = 'the quick brown fox jumps over a lazy dog while prices rose again on monday morning'.split(' ');

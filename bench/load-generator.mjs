@@ -2,7 +2,7 @@
 // autocannon's API with every response's own latency kept. autocannon's percentiles come from a histogram of whole
 // milliseconds, too coarse for a p99 near 10 ms (9 against 11 ms is 1.22, but 9.4 against 10.6 is 1.13 and 8.6 against
 // 11.4 is 1.33), so p50 and p99 are taken here from the latencies of the 2xx responses (in ms, as measured by
-// autocannon with process.hrtime). Prints one JSON line: { rps, p50, p99, non2xx, errors }.
+// autocannon with process.hrtime). Prints one JSON line: { rps, p50, p99, requests, non2xx, errors }.
 // Usage: node bench/load-generator.mjs URL CONNECTIONS SECONDS [HEADER=VALUE ...]
 import autocannon from 'autocannon';
 
@@ -24,6 +24,7 @@ console.log(
     rps: result.requests.average,
     p50: round(percentile(50)),
     p99: round(percentile(99)),
+    requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
   }),

@@ -7,7 +7,7 @@ import { parseOptions, parseRulesOptions, USAGE, UsageError, wantsHelp, type Rul
 import { Recorder } from './core/recorder.ts';
 import { registeredChecks } from './core/registry.ts';
 import { auditRules, readSources } from './core/rules-audit.ts';
-import { loadLedger } from './core/rules.ts';
+import { loadLedger, loadMutantResults, provenRules } from './core/rules.ts';
 import { renderReport } from './report/console.ts';
 import type { RuleResult } from './core/rule-trace.ts';
 import { renderRules, renderRulesNdjson, renderRunRules, renderRunRulesNdjson } from './report/rules.ts';
@@ -40,7 +40,10 @@ function printRules(options: RulesOptions): number {
   };
   const checks = new Set(registeredChecks().map((check) => check.name));
   problems.push(...auditRules(rules, { documents, checks, sources: readSources() }));
-  console.log(options.json ? renderRulesNdjson(rules, problems).trimEnd() : renderRules(rules, problems));
+  const proven = provenRules(rules, loadMutantResults());
+  console.log(
+    options.json ? renderRulesNdjson(rules, problems, proven).trimEnd() : renderRules(rules, problems, proven),
+  );
   return problems.length ? 1 : 0;
 }
 

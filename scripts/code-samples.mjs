@@ -282,7 +282,8 @@ function typescriptSample(path, method, operation, document) {
 
 /**
  * The official OpenAI SDK where it calls an operation as it is: the drop-in chat, embeddings and audio transcriptions,
- * and the model list (`GET /v3/models` is the SDK's `models.list()` under `baseURL = <server>/v3`, in OpenAI's shape).
+ * and the models (`GET /v3/models` and `GET /v3/models/{id}` are the SDK's `models.list()` and `models.retrieve(id)`
+ * under `baseURL = <server>/v3`, in OpenAI's shape).
  * Each prints what the SDK returns as JSON, so the test checks it against the contract like the other samples.
  */
 function openaiSample(operation, document) {
@@ -323,6 +324,15 @@ function openaiSample(operation, document) {
         ...expectedComment('//', success),
       ].join('\n');
     }
+    case 'getModel':
+      return [
+        head,
+        '',
+        client,
+        'const model = await openai.models.retrieve(process.env.MODEL_ID!);',
+        print('model'),
+        ...expectedComment('//', success),
+      ].join('\n');
     case 'listModels':
       return [
         head,

@@ -1,7 +1,9 @@
-// `npm run lint:spec`: Redocly lint of both documents (rules in redocly.yaml) and validation of the AsyncAPI document
-// by @asyncapi/parser, and no schema or operation named like a client generator's own runtime
+// `npm run lint:spec`: Redocly lint of both documents (rules in redocly.yaml), Spectral with the OWASP API Security
+// ruleset over the bundled HTTP document (its exceptions, each with its reason, in .spectral.yaml), validation of the
+// AsyncAPI document by @asyncapi/parser, and no schema or operation named like a client generator's own runtime
 // (scripts/generator-reserved-names.mjs). Fails on any error or warning.
 import { Parser, fromFile } from '@asyncapi/parser';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { clashes, contractNames } from './generator-reserved-names.mjs';
 import { redocly, root } from './spec-tools.mjs';
@@ -18,6 +20,21 @@ try {
   }
 } catch (error) {
   console.error(error.message);
+  failed = true;
+}
+
+try {
+  // --fail-severity hint: a finding of any severity fails; the ruleset and its exceptions are .spectral.yaml.
+  execFileSync(
+    join(root, 'node_modules/.bin/spectral'),
+    ['lint', 'generated/openapi.json', '--ruleset', '.spectral.yaml', '--fail-severity', 'hint', '--format', 'text'],
+    { cwd: root, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NO_COLOR: '1', SCARF_ANALYTICS: 'false' } },
+  );
+  console.log(
+    'spectral (OWASP API Security ruleset, exceptions in .spectral.yaml): generated/openapi.json has no findings.',
+  );
+} catch (error) {
+  console.error(`spectral lint found problems:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
   failed = true;
 }
 

@@ -16,17 +16,21 @@ const order = [
   'quickstart',
   'authentication',
   'transcription',
+  'models',
   'streaming',
   'webhooks',
   'errors-and-retries',
   'rate-limits',
   'billing',
   'openai-sdk',
+  'ai-sdk',
+  'langchain',
   'clients',
   'client-generators',
   'conformance',
   'configuration',
   'deployment',
+  'development',
 ];
 
 /** Fence languages as highlight.js names them; a block in another language is shown plain. */

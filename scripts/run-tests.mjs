@@ -1,6 +1,8 @@
 // `npm test`: runs every *.test.ts (uvu suites) in its own Node process with tsx and ends with the line
 // `N passed, N failed` that CI reads (uvu prints only Total/Passed/Skipped). A test file that crashes before printing
-// its summary counts as one failure. Optional arguments filter files by substring.
+// its summary counts as one failure. Optional arguments filter files by substring; `--every-line` keeps only the files
+// whose behaviour depends on the runtime (scripts/test-lines.json: CI runs those on each Node line it tests, and the
+// whole suite on the first).
 //
 // Before the tests: the Debian packages the tests use are installed when that can be done unattended (or one line says
 // what is missing), and when no PostgreSQL answers at SCRIBE_TEST_POSTGRES_URL a throwaway one is started for the run
@@ -17,12 +19,13 @@
 // Each file's output is printed as one block when it ends, headed by its wall time and CPU time (its own and its
 // children's).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { ensurePackages, testPackages } from './system-packages.mjs';
+import { manifestProblems, readTestLines, runsOnEveryLine, testFiles } from './test-lines.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // Only Node's own modules are imported above, so a checkout without its dependencies gets this line, not a stack trace.
@@ -32,33 +35,13 @@ if (!existsSync(join(root, 'node_modules/tsx/package.json'))) {
   process.exit(1);
 }
 
-const roots = ['test', 'server', 'conformance'];
 /**
  * Files that measure time on the machine itself and so run with no other file beside them (after the others): the
  * embedding engine's event-loop lag bound (it failed when another test file loaded the two cores at the same time).
  */
 const runAlone = new Set(['server/src/embeddings/use-lite/engine.test.ts']);
-const skipDirs = new Set(['node_modules', 'generated', 'site', 'data']);
 const timesFile = join(root, 'node_modules/.cache/scribe-test-times.json');
 const recordedTimesFile = join(root, 'scripts/test-times.json');
-
-function findTests(dir, found = []) {
-  let entries;
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return found;
-  }
-  for (const entry of entries.sort()) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) {
-      if (!skipDirs.has(entry)) findTests(path, found);
-    } else if (entry.endsWith('.test.ts')) {
-      found.push(path);
-    }
-  }
-  return found;
-}
 
 /** File name → `{ ms, cpu }` (wall milliseconds, CPU seconds); older caches held the wall milliseconds alone. */
 function readTimes(path = timesFile) {
@@ -105,6 +88,29 @@ function childrenCpuSeconds() {
 let cpuSeen = childrenCpuSeconds();
 let started = Date.now();
 
+/**
+ * The longest a test file may run (SCRIBE_TEST_FILE_TIMEOUT_S, seconds): a file that hangs (a server that never
+ * answers, a connection never closed) is stopped and counted as failed, so the run still ends with its line instead
+ * of holding CI until its own limit. The longest file takes about 95 s alone, so the default leaves room for a crowded
+ * machine.
+ */
+const fileTimeoutMs = 1000 * (Number(process.env.SCRIBE_TEST_FILE_TIMEOUT_S) || 900);
+/** Process groups of the files running now: each file runs in a group of its own, with the servers it starts. */
+const runningGroups = new Set();
+const stopGroup = (pid, signal) => {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const pid of runningGroups) stopGroup(pid, 'SIGKILL');
+    process.exit(130);
+  });
+}
+
 function runFile(file, env) {
   return new Promise((resolve) => {
     const begun = Date.now();
@@ -112,26 +118,47 @@ function runFile(file, env) {
       cwd: root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group, so a file that hangs is stopped with everything it started
     });
+    runningGroups.add(child.pid);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopGroup(child.pid, 'SIGTERM');
+      setTimeout(() => stopGroup(child.pid, 'SIGKILL'), 5000).unref();
+    }, fileTimeoutMs);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     let cpu;
     child.once('exit', () => {
+      // What the file started and left running would hold its output open (and the run) until the file's limit.
+      setTimeout(() => stopGroup(child.pid, 'SIGKILL'), 3000).unref();
       const now = childrenCpuSeconds();
       if (now !== undefined && cpuSeen !== undefined) [cpu, cpuSeen] = [now - cpuSeen, now];
     });
-    child.once('close', (status, signal) =>
-      resolve({ status, signal, stdout, stderr, ms: Date.now() - begun, at: begun - started, cpu }),
-    );
+    child.once('close', (status, signal) => {
+      clearTimeout(timer);
+      runningGroups.delete(child.pid);
+      stopGroup(child.pid, 'SIGKILL'); // what the file started and left running
+      resolve({ status, signal, stdout, stderr, ms: Date.now() - begun, at: begun - started, cpu, timedOut });
+    });
   });
 }
 
-const filters = process.argv.slice(2);
-const files = roots
-  .flatMap((dir) => findTests(join(root, dir)))
-  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
+const everyLineOnly = process.argv.includes('--every-line');
+const filters = process.argv.slice(2).filter((arg) => arg !== '--every-line');
+const lines = readTestLines();
+const files = testFiles()
+  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  .filter((file) => !everyLineOnly || runsOnEveryLine(file, lines));
+if (everyLineOnly) {
+  // An unnamed file runs here too (the safe side); the manifest's own test fails until it is named.
+  const unnamed = manifestProblems(testFiles(), lines).filter((problem) => problem.includes(' has no line: '));
+  console.log(`The files whose behaviour depends on the runtime (scripts/test-lines.json): ${files.length}.`);
+  for (const problem of unnamed) console.log(`  ${problem}`);
+}
 
 ensurePackages(testPackages, 'the tests');
 const postgres = files.length > 0 ? await testPostgres() : undefined;
@@ -185,6 +212,11 @@ function record(name, result) {
   const total = Number(out.match(/Total:\s+(\d+)/)?.[1] ?? NaN);
   const ok = Number(out.match(/Passed:\s+(\d+)/)?.[1] ?? NaN);
   const skip = Number(out.match(/Skipped:\s+(\d+)/)?.[1] ?? 0);
+  if (result.timedOut) {
+    failed += 1;
+    broken.push(`${name} (stopped after ${fileTimeoutMs / 1000} s: SCRIBE_TEST_FILE_TIMEOUT_S)`);
+    return;
+  }
   if (Number.isNaN(total) || Number.isNaN(ok)) {
     failed += 1;
     broken.push(`${name} (no summary, exit ${result.status ?? result.signal})`);
@@ -243,7 +275,7 @@ try {
   // Merged into the file as it is now: another `npm test` (a filtered one) may have written it since this run began.
   const measured = Object.fromEntries(files.map((file) => relative(root, file)).map((name) => [name, times[name]]));
   writeFileSync(timesFile, JSON.stringify({ ...readTimes(), ...measured }, null, 2));
-  if (process.env.SCRIBE_TEST_RECORD === '1' && filters.length === 0)
+  if (process.env.SCRIBE_TEST_RECORD === '1' && filters.length === 0 && !everyLineOnly)
     writeFileSync(recordedTimesFile, `${JSON.stringify(measured, null, 2)}\n`);
 } catch {
   // Only the order of the next run depends on it.

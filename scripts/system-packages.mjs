@@ -7,13 +7,18 @@ import { spawnSync } from 'node:child_process';
 /** The embedded speech engine: the PocketSphinx libraries (loaded through koffi) and its US English model. */
 export const enginePackages = ['libpocketsphinx3', 'pocketsphinx-en-us'];
 
+/** The whisper engine's runtime (@fugood/whisper.node's prebuilt library links GCC's OpenMP). */
+export const whisperPackages = ['libgomp1'];
+
 /**
- * What `npm test` needs besides the engine: real recordings (pocketsphinx-testdata), synthetic voices for the
- * diarization tests (espeak-ng), the browser of the docs test (chromium), the Unicode font of the v2 PDF transcripts
- * (fonts-dejavu-core) and pdftotext to read them back (poppler-utils).
+ * What `npm test` needs besides the engine: the whisper engine's runtime (its tests run a synthetic model), real
+ * recordings (pocketsphinx-testdata), synthetic voices for the diarization tests (espeak-ng), the browser of the docs
+ * test (chromium), the Unicode font of the v2 PDF transcripts (fonts-dejavu-core) and pdftotext to read them back
+ * (poppler-utils).
  */
 export const testPackages = [
   ...enginePackages,
+  ...whisperPackages,
   'pocketsphinx-testdata',
   'espeak-ng',
   'chromium',

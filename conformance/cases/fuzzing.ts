@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { RunContext } from '../core/run-context.ts';
 import type { Operation } from '../core/spec.ts';
 import { buildRequest, bodyMediaTypes, bodySchema, parametersIn } from './build.ts';
-import { bodyIsValid, generate, valueIsValid, withFiles } from './values.ts';
+import { bodyIsValid, generate, valueIsValid, withFiles, withToolReferences } from './values.ts';
 
 function generatedQuery(run: RunContext, operation: Operation, seed: number): Record<string, unknown> {
   const query: Record<string, unknown> = {};
@@ -47,7 +47,7 @@ async function fuzzMediaType(
   const seen = new Set<string>();
   for (const seed of seeds) {
     if (sent >= run.options.maxExamples || run.recorder.unimplemented.has(operation.id)) break;
-    const body = schema ? withFiles(generate(schema, seed), schema) : undefined;
+    const body = schema ? withToolReferences(withFiles(generate(schema, seed), schema)) : undefined;
     if (schema && (body === undefined || !bodyIsValid(run, operation, mediaType!, body))) {
       filtered += 1;
       continue;

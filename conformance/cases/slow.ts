@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { wavOf } from '../core/audio.ts';
 import { sleep } from '../core/rate-limiter.ts';
 import type { RunContext } from '../core/run-context.ts';
-import { openSession, type Session } from './streaming.ts';
+import { openSession, type Session } from './stream-session.ts';
 import { bodyOf, call, type Actor, needs } from './stateful/steps.ts';
 
 const TICKET_TTL_S = 60;

@@ -7,43 +7,11 @@
 // the document allows (error + 4429). With throwaway accounts, a session whose funds cover half a minute is closed
 // 4402 once its audio passes them (slow.ts: pastTheReservation). While the server answers 501 for stream create, the phase is reported as
 // not run.
-import WebSocket from 'ws';
-import type { ServerFrame, StreamTrace } from '../checks/stream-protocol-conformance.ts';
+import type { StreamTrace } from '../checks/stream-protocol-conformance.ts';
 import type { RunContext } from '../core/run-context.ts';
 import { pastTheReservation } from './slow.ts';
+import { openSession, type Session } from './stream-session.ts';
 import { bodyOf, call } from './stateful/steps.ts';
-
-export interface Session {
-  frames: ServerFrame[];
-  closeCode: number;
-}
-
-/** Opens the ticket URL, runs `script` once open, and collects every server frame until the close (or timeout). */
-export function openSession(
-  url: string,
-  script: (socket: WebSocket, frames: ServerFrame[]) => void,
-  timeoutMs = 60_000,
-) {
-  return new Promise<Session>((resolve) => {
-    const frames: ServerFrame[] = [];
-    const socket = new WebSocket(url);
-    const timer = setTimeout(() => {
-      socket.terminate();
-      resolve({ frames, closeCode: -1 });
-    }, timeoutMs);
-    socket.on('open', () => script(socket, frames));
-    socket.on('message', (data: Buffer, isBinary: boolean) => {
-      frames.push(isBinary ? { kind: 'binary', bytes: data.length } : { kind: 'text', data: data.toString('utf8') });
-    });
-    socket.on('close', (code: number) => {
-      clearTimeout(timer);
-      resolve({ frames, closeCode: code });
-    });
-    socket.on('error', () => {
-      /* the close event follows and carries the outcome */
-    });
-  });
-}
 
 export async function runStreaming(run: RunContext): Promise<void> {
   if (!run.isSelected('createStreamSession')) {
@@ -80,8 +48,9 @@ export async function runStreaming(run: RunContext): Promise<void> {
     return;
   }
   const { pcm, sampleRate } = run.audio;
+  const cleanConfig = { type: 'session', language: 'en', sample_rate: sampleRate, encoding: 'pcm_s16le' };
   const clean = await openSession(url, (socket) => {
-    socket.send(JSON.stringify({ type: 'session', language: 'en', sample_rate: sampleRate, encoding: 'pcm_s16le' }));
+    socket.send(JSON.stringify(cleanConfig));
     socket.send(JSON.stringify({ type: 'keepalive' }));
     const frame = sampleRate / 5; // 100 ms of 16-bit samples
     for (let at = 0; at < pcm.length; at += frame) socket.send(pcm.subarray(at, at + frame));
@@ -92,16 +61,18 @@ export async function runStreaming(run: RunContext): Promise<void> {
     session: Session,
     expectedClose: number[],
     expectedTypes?: string[],
+    sentConfig?: Record<string, unknown>,
   ): StreamTrace => ({
     scenario,
     frames: session.frames,
     closeCode: session.closeCode,
     expectedClose,
     expectedTypes,
+    sentConfig,
   });
   run.trace(
     'stream_protocol_conformance',
-    trace('clean session', clean, [1000], ['session.started', 'session.completed']),
+    trace('clean session', clean, [1000], ['session.started', 'session.completed'], cleanConfig),
     'streaming',
     'createStreamSession',
   );

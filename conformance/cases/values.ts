@@ -11,7 +11,59 @@ export const FILE_PLACEHOLDER = '<binary audio>';
 export function bodyIsValid(run: RunContext, operation: Operation, mediaType: string, body: unknown): boolean {
   const schema = bodySchema(operation, mediaType);
   if (!schema) return true;
-  return run.spec.validator(`request:${operation.id}:${mediaType}`, schema)(body) && contentIsValid(schema, body);
+  return (
+    run.spec.validator(`request:${operation.id}:${mediaType}`, schema)(body) &&
+    contentIsValid(schema, body) &&
+    toolReferencesHold(body)
+  );
+}
+
+/**
+ * A generated chat body made to keep its tool references (toolReferencesHold): a named `tool_choice` names the first
+ * tool (none: the choice is dropped), `required` without tools is dropped, a tool repeating a name is dropped. Random
+ * names never meet by chance, so without this no generated body that names a tool would be valid.
+ */
+export function withToolReferences(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || !('tool_choice' in body || 'tools' in body)) return body;
+  const copy = { ...(body as Record<string, unknown>) };
+  if (Array.isArray(copy.tools)) {
+    const seen = new Set<unknown>();
+    copy.tools = copy.tools.filter((tool) => {
+      const name = (tool as { function?: { name?: unknown } }).function?.name;
+      if (seen.has(name)) return false;
+      seen.add(name);
+      return true;
+    });
+  }
+  const names = [...((copy.tools as { function?: { name?: unknown } }[] | undefined) ?? [])].map(
+    (tool) => tool.function?.name,
+  );
+  const choice = copy.tool_choice;
+  if (choice === 'required' && names.length === 0) delete copy.tool_choice;
+  if (choice && typeof choice === 'object') {
+    if (names.length === 0) delete copy.tool_choice;
+    else copy.tool_choice = { ...choice, function: { ...(choice as { function?: object }).function, name: names[0] } };
+  }
+  return copy;
+}
+
+/**
+ * What the chat request's tools must satisfy across fields, which the document states in words (a JSON Schema cannot
+ * relate one field to another): a named `tool_choice` names one of `tools`, `required` needs tools, and the tools'
+ * names are unique. A body that breaks it is invalid data, refused 400 by design.
+ */
+function toolReferencesHold(body: unknown): boolean {
+  if (!body || typeof body !== 'object' || !('tool_choice' in body || 'tools' in body)) return true;
+  const { tools, tool_choice: choice } = body as { tools?: unknown; tool_choice?: unknown };
+  const names = Array.isArray(tools)
+    ? tools.map((tool) => (tool as { function?: { name?: unknown } }).function?.name)
+    : [];
+  if (new Set(names).size !== names.length) return false;
+  if (choice === 'required') return names.length > 0;
+  if (choice && typeof choice === 'object') {
+    return names.includes((choice as { function?: { name?: unknown } }).function?.name);
+  }
+  return true;
 }
 
 /**
@@ -39,11 +91,14 @@ export function valueIsValid(run: RunContext, key: string, schema: Schema, value
 /** Generated data for `schema` (json-schema-faker with a seed), or undefined when it cannot generate. */
 export function generate(schema: Schema, seed: number): unknown {
   try {
-    // arrays of at most 5 items: a fuzzed case should cost the server little (2048 texts to embed would not)
+    // arrays of at most 5 items and strings of at most 64 characters: a fuzzed case should cost the server little
+    // (2048 texts to embed would not), and a string as long as its schema allows (a chat message may have 524,288
+    // characters) in every field could make a body over the server's body limit, which is refused whatever it says
     return generateSync(schema as never, {
       seed,
       maxDepth: 4,
       maxItems: 5,
+      maxLength: 64,
       useExamplesValue: false,
       alwaysFakeOptionals: false,
     });

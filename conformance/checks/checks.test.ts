@@ -59,7 +59,7 @@ async function runActive(name: string, operationId: string, answer: (request: Pa
 
 const ok = () => crafted('GET', '/v3/models', 200, MODELS, RATE_HEADERS);
 
-test('all 34 checks are registered by name', () => {
+test('all 36 checks are registered by name', () => {
   const names = registeredChecks()
     .map((c) => c.name)
     .sort();
@@ -82,6 +82,7 @@ test('all 34 checks are registered by name', () => {
     'not_a_server_error',
     'positive_data_acceptance',
     'price_order_conformance',
+    'quote_arithmetic',
     'rate_limit_conformance',
     'request_id_echo',
     'reservation_consistency',
@@ -92,10 +93,12 @@ test('all 34 checks are registered by name', () => {
     'state_machine_conformance',
     'status_code_conformance',
     'stream_protocol_conformance',
+    'stream_session_expiry',
     'sync_create_ready',
     'task_outcome_conformance',
     'unsupported_method',
     'use_after_free',
+    'utc_timestamps',
     'webhook_disable_conformance',
     'webhook_signature_conformance',
   ]);
@@ -171,6 +174,14 @@ test('json_mode_conformance: prose, an array for json_object and a schema miss f
   assert.is(runTrace('json_mode_conformance', { exchange: answer('{"a":1}'), responseFormat: object }).length, 0);
   assert.is(runTrace('json_mode_conformance', { exchange: answer('{"legs":"4"}'), responseFormat: schema }).length, 1);
   assert.is(runTrace('json_mode_conformance', { exchange: answer('{"legs":4}'), responseFormat: schema }).length, 0);
+  // An answer that calls tools is not judged by the mode of its text; a null content without calls still fails.
+  const call = { id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } };
+  const calling = (toolCalls: object[]) =>
+    crafted('POST', '/v3/chat/completions', 200, {
+      choices: [{ message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+    });
+  assert.is(runTrace('json_mode_conformance', { exchange: calling([call]), responseFormat: object }).length, 0);
+  assert.is(runTrace('json_mode_conformance', { exchange: calling([]), responseFormat: object }).length, 1);
 });
 
 test('webhook_disable_conformance: a gone endpoint still enabled, or disabled without a reason, fails', () => {
@@ -191,6 +202,16 @@ test('no_overspend_conformance: two accepted where one was paid for fails, and s
   assert.is(trace([created(), created(), refused(402)]).length, 1);
   assert.is(trace([created(), refused(400)]).length, 1);
   assert.is(trace([created(), refused(402), refused(402), refused(402)]).length, 0);
+});
+
+test('utc_timestamps: a timestamp with an offset fails; Z, dates and other strings pass', () => {
+  const task = (at: string) =>
+    crafted('GET', `/v3/transcriptions/status/${TASK}`, 200, { data: { id: TASK, created_at: at, language: 'en' } });
+  assert.match(runResponse('utc_timestamps', task('2026-12-07T10:00:00+03:00'))[0]!.message, /\$\.data\.created_at/);
+  assert.is(runResponse('utc_timestamps', task('2026-12-07T10:00:00+00:00')).length, 1);
+  assert.is(runResponse('utc_timestamps', task('2026-12-07T10:00:00.123Z')).length, 0);
+  assert.is(runResponse('utc_timestamps', task('2026-12-07')).length, 0);
+  assert.is(runResponse('utc_timestamps', task('hello')).length, 0);
 });
 
 test('money_precision: a quote or a balance with a third decimal fails; unit prices and whole cents pass', () => {
@@ -220,6 +241,71 @@ test('state_machine_conformance: a v2 task going back from processing to pending
   assert.is(judge('pending', 'completed', 'processing').length, 1);
   assert.is(judge('pending', 'paused').length, 1);
   assert.is(judge('pending', 'pending', 'processing', 'completed', 'completed').length, 0);
+  // results (links) or ai_analysis before completed
+  const links = { text: 'http://x/t', json: 'http://x/j', pdf: 'http://x/p' };
+  const early = crafted('GET', `/v2/transcriptions/${TASK}`, 200, {
+    data: { id: TASK, status: 'processing', results: links, ai_analysis: null },
+  });
+  const done = crafted('GET', `/v2/transcriptions/${TASK}`, 200, {
+    data: { id: TASK, status: 'completed', results: links, ai_analysis: null },
+  });
+  const findings = runTrace('state_machine_conformance', { observations: [], v2Observations: [early, done] });
+  assert.equal(
+    findings.map((f) => f.title),
+    ['A v2 task carries results before it is completed'],
+  );
+  const pending = crafted('GET', `/v2/transcriptions/${TASK}`, 200, {
+    data: { id: TASK, status: 'pending', results: null, ai_analysis: null },
+  });
+  assert.equal(runTrace('state_machine_conformance', { observations: [], v2Observations: [pending, done] }), []);
+});
+
+test('quote_arithmetic: 01:10 billed as 1 minute, or a wrong duration, fails; rounded up passes', () => {
+  const quote = (duration: string, answer: Record<string, unknown>) =>
+    crafted(
+      'POST',
+      '/v2/transcriptions/calculate',
+      200,
+      answer,
+      {},
+      {
+        body: { kind: 'json', value: { priority: 'queue', duration } },
+      },
+    );
+  const titles = (exchange: Exchange) => runResponse('quote_arithmetic', exchange).map((f) => f.message);
+  assert.equal(titles(quote('01:10', { durationSeconds: 70, durationMinutes: 1.17, minutesBilled: 2, cost: 2 })), []);
+  assert.equal(titles(quote('45:00', { durationSeconds: 2700, durationMinutes: 45, minutesBilled: 45, cost: 45 })), []);
+  assert.match(
+    titles(quote('01:10', { durationSeconds: 70, durationMinutes: 1.17, minutesBilled: 1, cost: 1 }))[0]!,
+    'minutesBilled 1 (expected 2',
+  );
+  assert.match(
+    titles(quote('02:05', { durationSeconds: 120, durationMinutes: 2, minutesBilled: 3, cost: 3 }))[0]!,
+    'durationSeconds 120 (expected 125)',
+  );
+  // another operation, or a refusal, is not judged
+  assert.equal(runResponse('quote_arithmetic', ok()), []);
+});
+
+test('stream_session_expiry: expires_at 300 s after the Date header fails; 60 s passes', () => {
+  const session = (seconds: number) =>
+    crafted(
+      'POST',
+      '/v3/transcriptions/stream/create',
+      201,
+      {
+        session_id: TASK,
+        stream_url: 'ws://127.0.0.1/v3/transcriptions/stream?ticket=tkt_x',
+        expires_at: new Date(Date.parse('2026-12-07T01:47:40Z') + seconds * 1000).toISOString(),
+      },
+      { date: 'Mon, 07 Dec 2026 01:47:40 GMT' },
+    );
+  assert.equal(runResponse('stream_session_expiry', session(60.4)), []);
+  assert.is(
+    runResponse('stream_session_expiry', session(300))[0]!.title,
+    'A stream session does not expire 60 s after its creation',
+  );
+  assert.is(runResponse('stream_session_expiry', session(10)).length, 1);
 });
 
 test('price_order_conformance: queue dearer than or equal to lightning fails; cheaper passes', () => {
@@ -602,7 +688,28 @@ test('sse_conformance: missing [DONE], a missing role chunk and bad framing fail
   );
   assert.ok(
     runTrace('sse_conformance', { exchange: good, includeUsage: true }).some((f) => f.title === 'Usage chunk missing'),
+  ); // finish_reason moved onto the last content chunk, the empty finish chunk dropped
+  const early = stream([JSON.stringify(events[0]), JSON.stringify(chunk({ content: 'Hello' }, 'stop')), '[DONE]']);
+  assert.ok(
+    runTrace('sse_conformance', { exchange: early, includeUsage: false }).some(
+      (f) => f.title === 'Finish chunk has a non-empty delta',
+    ),
   );
+  // a content chunk after the finish chunk, or two finish chunks
+  const late = stream([...events.map((e) => JSON.stringify(e)), JSON.stringify(chunk({ content: '!' })), '[DONE]']);
+  assert.ok(
+    runTrace('sse_conformance', { exchange: late, includeUsage: false }).some(
+      (f) => f.title === 'finish_reason not on the last chunk alone',
+    ),
+  );
+  // a usage chunk (no choices) after the finish chunk is the documented extension, not a late chunk
+  const usage = { id: 'chatcmpl-abc', object: 'chat.completion.chunk', created: 1, model: 'service-mini', choices: [] };
+  const withUsage = stream([
+    ...events.map((e) => JSON.stringify(e)),
+    JSON.stringify({ ...usage, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+    '[DONE]',
+  ]);
+  assert.equal(runTrace('sse_conformance', { exchange: withUsage, includeUsage: true }), []);
 });
 
 test('hmacHeaders sign public_key\\ntimestamp as the document says', () => {
@@ -702,6 +809,16 @@ test('state_machine_conformance: completed → processing, a result or error out
   assert.equal(runTrace('state_machine_conformance', { observations: [poll('downloading', 0)] }), []);
   const cancelled = [poll('created', 0), poll('cancelled', 0)];
   assert.equal(runTrace('state_machine_conformance', { observations: cancelled }), [], 'the cancel extension');
+  const cancel = (status: string) =>
+    crafted('POST', `/v3/transcriptions/cancel/${TASK}`, 200, { data: { id: TASK, status, progress: 0 } });
+  assert.is(
+    runTrace('state_machine_conformance', { observations: [cancel('ready'), poll('cancelled', 0)] })[0]!.title,
+    'A cancel answered 200 with a task that is not cancelled',
+  );
+  assert.equal(
+    runTrace('state_machine_conformance', { observations: [cancel('cancelled'), poll('cancelled', 0)] }),
+    [],
+  );
 });
 
 test('state_machine_conformance: list items and webhook events keep the per-task rules and the final state', () => {
@@ -833,6 +950,54 @@ test('sync_create_ready: a sync create answered completed fails; ready, progress
   assert.is(
     runResponse('sync_create_ready', answer({ status: 'completed', progress: 100 }))[0]!.title,
     'Sync create answer is not a ready upload',
+  );
+  // what the form sent comes back: output echoed, language, diarization, priority (lightning when not sent)
+  const sent = (parts: Array<[string, string]>) => ({
+    body: { kind: 'multipart' as const, parts: parts.map(([name, value]) => ({ name, value })) },
+  });
+  const output = { format: 'json', word_timestamps: true, confidence: true };
+  const echoed = (data: Record<string, unknown>, parts: Array<[string, string]>) =>
+    runResponse(
+      'sync_create_ready',
+      crafted(
+        'POST',
+        '/v3/transcriptions/sync/create',
+        200,
+        {
+          data: { id: TASK, status: 'ready', progress: 0, mode: 'sync', source_type: 'upload', ...data },
+        },
+        {},
+        sent(parts),
+      ),
+    );
+  const form: Array<[string, string]> = [
+    ['language', 'en'],
+    ['diarization', 'true'],
+    ['output', JSON.stringify(output)],
+  ];
+  assert.equal(echoed({ language: 'en', diarization: true, priority: 'lightning', output }, form), []);
+  assert.match(
+    echoed({ language: 'en', diarization: true, priority: 'lightning' }, form)[0]!.message,
+    'output.format missing (sent "json")',
+  );
+  assert.match(
+    echoed({ language: 'en', diarization: true, priority: 'queue', output }, form)[0]!.message,
+    'priority "queue" (sent "lightning")',
+  );
+  // a form without them: the defaults come back (ru, no diarization, json with word timestamps, lightning)
+  const defaults = { format: 'json', word_timestamps: true };
+  const bare: Array<[string, string]> = [['model', 'service-transcribe']];
+  assert.equal(echoed({ language: 'ru', diarization: false, priority: 'lightning', output: defaults }, bare), []);
+  assert.match(
+    echoed({ language: 'en', diarization: false, priority: 'lightning', output: defaults }, bare)[0]!.message,
+    'language "en" (sent "ru")',
+  );
+  assert.match(
+    echoed(
+      { language: 'ru', diarization: false, priority: 'lightning', output: { ...defaults, word_timestamps: false } },
+      bare,
+    )[0]!.message,
+    'output.word_timestamps false (sent true)',
   );
 });
 

@@ -33,3 +33,6 @@ import './price-order-conformance.ts';
 import './webhook-disable-conformance.ts';
 import './no-overspend-conformance.ts';
 import './money-precision.ts';
+import './utc-timestamps.ts';
+import './quote-arithmetic.ts';
+import './stream-session-expiry.ts';

@@ -1,7 +1,8 @@
 // json_mode_conformance: a chat answer asked for with `response_format` keeps to it — `json_object`: the message
 // content parses as a JSON object; `json_schema`: it parses and validates against the given schema (the contract
 // enforces the modes: "a failure is an error, never invalid output"). An error answer is not judged here (the other
-// checks judge its shape); a 200 whose content breaks the mode fails, whatever the model's answer was.
+// checks judge its shape); a 200 whose content breaks the mode fails, whatever the model's answer was. An answer that
+// calls tools (`finish_reason` `tool_calls`) is judged by its calls, not by the mode of its text.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { registerCheck } from '../core/registry.ts';
 import type { Exchange, Finding } from '../core/types.ts';
@@ -14,7 +15,10 @@ export interface JsonModeTrace {
 export function json_mode_conformance(trace: JsonModeTrace): Finding[] {
   const { exchange, responseFormat } = trace;
   if (exchange.response.status !== 200) return [];
-  const body = exchange.response.body as { choices?: { message?: { content?: unknown } }[] } | undefined;
+  const body = exchange.response.body as
+    { choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[] } | undefined;
+  const calls = body?.choices?.[0]?.message?.tool_calls;
+  if (body?.choices?.[0]?.finish_reason === 'tool_calls' && Array.isArray(calls) && calls.length > 0) return [];
   const content = body?.choices?.[0]?.message?.content;
   const fail = (message: string): Finding[] => [
     { title: `A ${responseFormat.type} answer breaks its mode`, message, severity: 'high', exchange },

@@ -1,6 +1,7 @@
 // sse_conformance: a streamed chat answer is `text/event-stream` framed exactly as the document says — only
-// `data: <payload>\n\n` events, every payload a valid ChatCompletionStreamEvent, the assistant role chunk first, a
-// chunk with `finish_reason` before the end, the usage chunk when asked for, and `[DONE]` last.
+// `data: <payload>\n\n` events, every payload a valid ChatCompletionStreamEvent, the assistant role chunk first, the
+// content chunks, then `finish_reason` alone on a chunk with an empty delta, the usage chunk when asked for, and
+// `[DONE]` last.
 import { registerCheck } from '../core/registry.ts';
 import { describeErrors, type Spec } from '../core/spec.ts';
 import type { Exchange, Finding } from '../core/types.ts';
@@ -58,8 +59,22 @@ export function sse_conformance(trace: SseTrace, spec: Spec) {
   const first = chunks[0]?.choices?.[0]?.delta;
   if (first?.role !== 'assistant' || first.content !== '')
     fail('Role chunk missing', `first delta: ${JSON.stringify(first)}`);
-  if (!chunks.some((c) => c.choices?.some((choice) => typeof choice.finish_reason === 'string')))
-    fail('No finish_reason chunk', `${chunks.length} chunks`);
+  // "then content chunks; then a chunk with empty delta and `finish_reason`": the finish arrives alone, on the last
+  // chunk that has choices (a usage chunk, whose choices are empty, may follow), after every content chunk
+  const withChoices = chunks.filter((c) => Array.isArray(c.choices) && c.choices.length > 0);
+  const finishing = withChoices.filter((c) => c.choices!.some((choice) => typeof choice.finish_reason === 'string'));
+  if (finishing.length === 0) fail('No finish_reason chunk', `${chunks.length} chunks`);
+  else {
+    const last = withChoices.at(-1)!;
+    const finish = last.choices!.find((choice) => typeof choice.finish_reason === 'string');
+    if (!finish || finishing.length > 1 || finishing[0] !== last)
+      fail(
+        'finish_reason not on the last chunk alone',
+        `${finishing.length} chunk(s) carry a finish_reason; the last chunk with choices: ${JSON.stringify(last.choices)}`,
+      );
+    else if (finish.delta && (finish.delta.role !== undefined || (finish.delta.content ?? '') !== ''))
+      fail('Finish chunk has a non-empty delta', `delta ${JSON.stringify(finish.delta)}`);
+  }
   if (trace.includeUsage && !chunks.some((c) => Array.isArray(c.choices) && c.choices.length === 0 && c.usage))
     fail('Usage chunk missing', 'stream_options.include_usage was true');
   return findings;

@@ -7,7 +7,8 @@
 // per-task rules hold for the tasks a list answer shows, and a webhook event carries its event's final state (with
 // `error` only on `transcription.failed`), the one the status reads ended in. A v2 task's reads move forward only
 // along the document's v2 states (pending → processing → completed; failed and cancelled, the contract's extension,
-// end it too), and its final state never changes.
+// end it too), its final state never changes, and no read before `completed` carries `results` (links) or
+// `ai_analysis` ("null until completed").
 import { registerCheck } from '../core/registry.ts';
 import type { Exchange, Finding } from '../core/types.ts';
 
@@ -38,13 +39,31 @@ export const V2_RANK: ReadonlyMap<string, number> = new Map([
   ['cancelled', 2],
 ]);
 
+interface V2View {
+  status?: unknown;
+  results?: unknown;
+  ai_analysis?: unknown;
+}
+
 function v2Findings(observations: Exchange[]): Finding[] {
   const findings: Finding[] = [];
   let previous: string | undefined;
   for (const exchange of observations) {
     if (exchange.response.status >= 300) continue;
-    const status = (exchange.response.body as { data?: { status?: unknown } } | undefined)?.data?.status;
+    const data = (exchange.response.body as { data?: V2View } | undefined)?.data;
+    const status = data?.status;
     if (typeof status !== 'string') continue;
+    // "results: null until completed"; "While processing, `results` and `ai_analysis` are null."
+    const early = (['results', 'ai_analysis'] as const).filter(
+      (field) => status !== 'completed' && data?.[field] !== null && data?.[field] !== undefined,
+    );
+    if (early.length > 0)
+      findings.push({
+        title: 'A v2 task carries results before it is completed',
+        message: `status ${status} with ${early.map((field) => `${field} ${JSON.stringify(data?.[field])}`).join(', ')}`,
+        severity: 'high',
+        exchange,
+      });
     const rank = V2_RANK.get(status);
     if (rank === undefined) {
       findings.push({ title: 'Undocumented v2 state', message: `status ${status}`, severity: 'high', exchange });
@@ -141,6 +160,19 @@ export function state_machine_conformance(trace: StateMachineTrace) {
     const view = taskOf(exchange);
     if (!view) continue;
     findings.push(...snapshotFindings(view, exchange, ''));
+    const path = new URL(exchange.request.url).pathname;
+    // a cancel that answers 200 answers the cancelled task ("→ cancelled (200 with the object)")
+    if (
+      exchange.response.status === 200 &&
+      path.startsWith('/v3/transcriptions/cancel/') &&
+      view.status !== 'cancelled'
+    )
+      findings.push({
+        title: 'A cancel answered 200 with a task that is not cancelled',
+        message: `status ${view.status}`,
+        severity: 'high',
+        exchange,
+      });
     if (trace.upload && (view.status === 'created' || view.status === 'downloading'))
       findings.push({
         title: 'An upload shows a download state',

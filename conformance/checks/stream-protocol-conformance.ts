@@ -2,7 +2,8 @@
 // a JSON text frame whose `type` names a documented server message and validates against its payload, the close
 // code is a documented one, a close other than 1000 comes right after an `error` frame with that `close_code`,
 // and the scenario's expected outcome holds (a clean session starts with `session.started` and ends with
-// `session.completed` and 1000; a reused or unknown ticket ends with 4401).
+// `session.completed` and 1000; a reused or unknown ticket ends with 4401), and `session.started` echoes the
+// `session` frame's language and diarization (their defaults, `ru` and false, when the frame left them out).
 import { registerCheck } from '../core/registry.ts';
 import { describeErrors, type Spec } from '../core/spec.ts';
 import type { Finding } from '../core/types.ts';
@@ -16,7 +17,12 @@ export interface StreamTrace {
   expectedClose: number[];
   /** Frame types that must appear, in this order (not necessarily adjacent). */
   expectedTypes?: string[];
+  /** The `session` frame the client sent: `session.started` must echo its settings, defaults filled in. */
+  sentConfig?: Record<string, unknown>;
 }
+
+/** The settings judged in `session.started`, with their defaults: language `ru` (as for files) and no diarization. */
+const SESSION_DEFAULTS: Record<string, unknown> = { language: 'ru', diarization: false };
 
 export function stream_protocol_conformance(trace: StreamTrace, spec: Spec) {
   const findings: Finding[] = [];
@@ -62,6 +68,29 @@ export function stream_protocol_conformance(trace: StreamTrace, spec: Spec) {
     fail('Close without its error frame', `closed ${trace.closeCode} after ${JSON.stringify(lastFrame?.type)}`);
   if (!trace.expectedClose.includes(trace.closeCode))
     fail('Unexpected close code', `closed ${trace.closeCode}, expected ${trace.expectedClose.join(' or ')}`);
+  if (trace.sentConfig) {
+    const started = trace.frames.flatMap((f) => {
+      if (f.kind !== 'text') return [];
+      try {
+        const parsed = JSON.parse(f.data) as { type?: unknown; config?: Record<string, unknown> };
+        return parsed.type === 'session.started' && parsed.config ? [parsed.config] : [];
+      } catch {
+        return [];
+      }
+    })[0];
+    if (started) {
+      const wrong = Object.entries(SESSION_DEFAULTS)
+        .map(([key, value]): [string, unknown] => [key, key in trace.sentConfig! ? trace.sentConfig![key] : value])
+        .filter(([key, value]) => started[key] !== value);
+      if (wrong.length > 0)
+        fail(
+          'session.started does not echo the settings',
+          wrong
+            .map(([key, value]) => `${key} ${JSON.stringify(started[key])} (expected ${JSON.stringify(value)})`)
+            .join(', '),
+        );
+    }
+  }
   let at = 0;
   for (const expected of trace.expectedTypes ?? []) {
     const found = types.indexOf(expected, at);

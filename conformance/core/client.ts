@@ -3,7 +3,7 @@
 // encodes JSON/raw/multipart bodies, and returns the exchange as sent and received.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { canonicalString, sign } from '../../test/support/sign-v2.ts';
+import { canonicalString, sign } from './v1-signature.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { sleep } from './rate-limiter.ts';
 import type { SecurityKind } from './spec.ts';

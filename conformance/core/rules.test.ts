@@ -1,7 +1,8 @@
 // The rule ledger holds: it parses, every rule is encoded, checked or has a reason, its pointers resolve in the
 // bundled documents, its checks are registered, its quotes are verbatim, every heading of the interface document with
-// text of its own has a rule — and the audit finds each kind of fault in a ledger that has it. `--rules` prints the
-// same counts as the README states.
+// text of its own has a rule — and the audit finds each kind of fault in a ledger that has it. A rule counts as
+// checked only when a recorded mutant that breaks it was killed by one of its own checks. `--rules` prints the same
+// counts as the README states.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
@@ -10,7 +11,15 @@ import '../checks/index.ts';
 import { rulesSummaryLine } from '../report/rules.ts';
 import { registeredChecks } from './registry.ts';
 import { auditRules, documentSections, readSources, resolvePointer, type AuditInputs } from './rules-audit.ts';
-import { coverageOf, loadLedger, parseLedger, summarize } from './rules.ts';
+import {
+  coverageOf,
+  loadLedger,
+  loadMutantResults,
+  parseLedger,
+  provenRules,
+  summarize,
+  type MutantResults,
+} from './rules.ts';
 import { NAMED_CASES } from '../cases/named.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -22,6 +31,8 @@ const inputs: AuditInputs = {
   sources: readSources(),
 };
 const ledger = loadLedger();
+const results = loadMutantResults();
+const proven = provenRules(ledger.rules, results);
 
 test('the quoted sources are verbatim copies of the shared interface document and contract decisions', () => {
   // The package carries its own copies. The originals are in ../shared beside the project's own checkouts (and CI's);
@@ -174,7 +185,7 @@ test('--rules prints every rule and the summary, --rules --json one line per rul
     spawnSync(process.execPath, ['conformance/bin/scribe-conformance.mjs', ...args], { cwd: root, encoding: 'utf8' });
   const text = cli(['--rules']);
   assert.is(text.status, 0, text.stdout + text.stderr);
-  const summary = rulesSummaryLine(ledger.rules);
+  const summary = rulesSummaryLine(ledger.rules, proven);
   assert.ok(text.stdout.trimEnd().endsWith(summary), text.stdout.slice(-400));
   for (const rule of ledger.rules) assert.ok(text.stdout.includes(`${rule.id} `), `${rule.id} not printed`);
 
@@ -188,12 +199,47 @@ test('--rules prints every rule and the summary, --rules --json one line per rul
   assert.is(rules.length, ledger.rules.length);
   for (const line of rules) {
     const rule = ledger.rules.find((r) => r.id === line.id)!;
-    assert.is(line.coverage, coverageOf(rule));
+    assert.is(line.coverage, coverageOf(rule, proven));
+    assert.equal(line.killed_by, proven.get(rule.id) ?? []);
   }
-  assert.equal(lines.at(-1), { type: 'summary', ...summarize(ledger.rules), problems: 0 });
+  assert.equal(lines.at(-1), { type: 'summary', ...summarize(ledger.rules, proven), problems: 0 });
 
   const readme = readFileSync(`${root}conformance/README.md`, 'utf8');
   assert.ok(readme.includes(summary), `conformance/README.md does not state: ${summary}`);
+});
+
+test('a rule is checked only when a mutant that breaks it was killed by one of its own checks', () => {
+  const { rules } = parseLedger(`
+rules:
+  - { id: proof.killed, section: Limits, quote: 'Keys', checks: [sse_conformance] }
+  - { id: proof.other-check, section: Limits, quote: 'Keys', checks: [sse_conformance] }
+  - { id: proof.survived, section: Limits, quote: 'Keys', checks: [sse_conformance] }
+  - { id: proof.none, section: Limits, quote: 'Keys', encoded: ['openapi#/paths'] }
+  - { id: proof.reason, section: Limits, quote: 'Keys', not_checkable: inside the server }
+`);
+  const recorded: MutantResults = {
+    measured: 'crafted',
+    mutants: [
+      { name: 'a', category: 'x', rules: ['proof.killed'], killed: true, by: ['sse_conformance'], seconds: 1 },
+      { name: 'b', category: 'x', rules: ['proof.other-check'], killed: true, by: ['not_a_server_error'], seconds: 1 },
+      { name: 'c', category: 'x', rules: ['proof.survived'], killed: false, by: [], seconds: 1 },
+    ],
+  };
+  const found = provenRules(rules, recorded);
+  assert.equal([...found.keys()], ['proof.killed']);
+  assert.equal(
+    rules.map((rule) => coverageOf(rule, found)),
+    ['checked', 'judged', 'judged', 'unjudged', 'not_checkable'],
+  );
+  assert.equal(summarize(rules, found), {
+    checked: 1,
+    judged: 2,
+    unjudged: 1,
+    not_checkable: 1,
+    total: 5,
+    checkable: 4,
+    gaps: 0,
+  });
 });
 
 test.run();

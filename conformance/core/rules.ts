@@ -2,7 +2,7 @@
 // of contract.md where the document says "not shown", with where the contract encodes it and which checks of this
 // suite verify it from outside. This module reads the ledger, validates its shape and classifies each rule's coverage;
 // `rules-audit.ts` holds it against the documents, the registered checks and the sources it quotes.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
@@ -38,9 +38,14 @@ export interface Rule {
   cases?: string[];
 }
 
-/** Mutually exclusive: encoded and checked, checked only, not checkable (a reason), or encoded only. */
-export type Coverage = 'both' | 'checked' | 'encoded' | 'not_checkable';
-export const COVERAGES: readonly Coverage[] = ['encoded', 'checked', 'both', 'not_checkable'];
+/**
+ * Mutually exclusive, from the ledger and the mutant results: `checked` — a check names the rule and a mutant that
+ * breaks it was killed by one of those checks; `judged` — a check names it, but no killed mutant proves the check can
+ * fail on it yet; `unjudged` — checkable from outside, but no check names it (encoded only, or a gap);
+ * `not_checkable` — a reason why nothing outside the server can tell.
+ */
+export type Coverage = 'checked' | 'judged' | 'unjudged' | 'not_checkable';
+export const COVERAGES: readonly Coverage[] = ['checked', 'judged', 'unjudged', 'not_checkable'];
 
 export interface Ledger {
   rules: Rule[];
@@ -152,21 +157,73 @@ export function parseLedger(text: string): Ledger {
 
 export const loadLedger = (path = LEDGER_PATH): Ledger => parseLedger(readFileSync(path, 'utf8'));
 
-/** A rule with a reason is not checkable even when the contract encodes it: the reason is the news. */
-export function coverageOf(rule: Rule): Coverage {
-  if (rule.encoded.length && rule.checks.length) return 'both';
-  if (rule.checks.length) return 'checked';
-  if (rule.not_checkable) return 'not_checkable';
-  return 'encoded';
+/** What the mutant runner recorded of one mutant (conformance/mutants/results.json). */
+export interface MutantResult {
+  name: string;
+  category: string;
+  /** The ledger rules the mutant breaks. */
+  rules: string[];
+  killed: boolean;
+  /** The checks that failed on the mutant's run. */
+  by: string[];
+  seconds: number;
 }
 
-/** Counts per coverage, the total, and how many rules are marked as a gap of the suite. */
-export type CoverageSummary = Record<Coverage, number> & { total: number; gaps: number };
+export interface MutantResults {
+  /** When and how the results were measured (a sentence). */
+  measured: string;
+  mutants: MutantResult[];
+}
 
-export function summarize(rules: Rule[]): CoverageSummary {
-  const summary: CoverageSummary = { encoded: 0, checked: 0, both: 0, not_checkable: 0, total: rules.length, gaps: 0 };
+export const MUTANT_RESULTS_PATH = fileURLToPath(new URL('../mutants/results.json', import.meta.url));
+
+export function loadMutantResults(path = MUTANT_RESULTS_PATH): MutantResults {
+  if (!existsSync(path)) return { measured: 'never', mutants: [] };
+  return JSON.parse(readFileSync(path, 'utf8')) as MutantResults;
+}
+
+/**
+ * The rules a killed mutant proves, each with the mutants that do: a mutant proves a rule it breaks only when one of
+ * the checks that killed it is one the rule names (a mutant killed by an unrelated check proves nothing about it).
+ */
+export function provenRules(rules: Rule[], results: MutantResults): Map<string, string[]> {
+  const byId = new Map(rules.map((rule) => [rule.id, rule]));
+  const proven = new Map<string, string[]>();
+  for (const mutant of results.mutants) {
+    if (!mutant.killed) continue;
+    for (const id of mutant.rules) {
+      const rule = byId.get(id);
+      if (!rule || !mutant.by.some((check) => rule.checks.includes(check))) continue;
+      proven.set(id, [...(proven.get(id) ?? []), mutant.name]);
+    }
+  }
+  return proven;
+}
+
+/** A rule with a reason is not checkable even when the contract encodes it: the reason is the news. */
+export function coverageOf(rule: Rule, proven: ReadonlyMap<string, unknown>): Coverage {
+  if (rule.not_checkable) return 'not_checkable';
+  if (rule.checks.length === 0) return 'unjudged';
+  return proven.has(rule.id) ? 'checked' : 'judged';
+}
+
+/** Counts per coverage, the total, the checkable rules, and how many rules are marked as a gap of the suite. */
+export type CoverageSummary = Record<Coverage, number> & { total: number; checkable: number; gaps: number };
+
+export function summarize(rules: Rule[], proven: ReadonlyMap<string, unknown>): CoverageSummary {
+  const summary: CoverageSummary = {
+    checked: 0,
+    judged: 0,
+    unjudged: 0,
+    not_checkable: 0,
+    total: rules.length,
+    checkable: 0,
+    gaps: 0,
+  };
   for (const rule of rules) {
-    summary[coverageOf(rule)] += 1;
+    const coverage = coverageOf(rule, proven);
+    summary[coverage] += 1;
+    if (coverage !== 'not_checkable') summary.checkable += 1;
     if (rule.gap) summary.gaps += 1;
   }
   return summary;

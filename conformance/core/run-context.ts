@@ -96,7 +96,7 @@ export class RunContext {
         [
           {
             title: 'Network error',
-            message: `${request.method} ${request.path}: ${(error as Error).message}`,
+            message: `${request.method} ${request.path}: ${networkFailure(error)}`,
             severity: 'critical',
           },
         ],
@@ -207,3 +207,14 @@ export function errorCode(body: unknown): string | undefined {
 }
 
 export const freshId = () => randomUUID();
+
+/**
+ * What a request that got no answer ran into: fetch's own message ("fetch failed") says nothing, its cause says what
+ * happened to the connection (refused, reset, closed by the other side, a timeout).
+ */
+function networkFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  if (!cause) return message;
+  return `${message} (${[cause.code, cause.message].filter(Boolean).join(': ')})`;
+}

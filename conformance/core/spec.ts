@@ -174,6 +174,9 @@ export function describeErrors(errors: ValidateFunction['errors']): string {
     .join('; ');
 }
 
-/** v2 and v1 answer errors in the validation body; everything else in the v3 envelope. */
+/**
+ * v2 and v1's usage statistics answer errors in the validation body; everything else in the v3 envelope (a `/v1`
+ * path outside the usage statistics is an OpenAI-style client's: the contract gives it the v3 body).
+ */
 export const errorEnvelopeOf = (path: string): 'V2ErrorResponse' | 'ErrorResponse' =>
-  path.startsWith('/v2/') || path.startsWith('/v1/') ? 'V2ErrorResponse' : 'ErrorResponse';
+  path.startsWith('/v2/') || path.startsWith('/v1/billing/') ? 'V2ErrorResponse' : 'ErrorResponse';

@@ -35,16 +35,23 @@ export interface Memory {
 export interface Mutant {
   name: string;
   category: string;
-  /** Suite arguments that exercise what the mutant breaks (phases, operations). */
-  args: string[];
+  /** The ids of the ledger rules (conformance/rules.yaml) the mutant breaks. */
+  rules: string[];
+  /**
+   * Suite arguments that exercise what the mutant breaks (phases, operations); without them the runner takes the
+   * phases and operations the baseline's rule trace ties to the mutant's rules.
+   */
+  args?: string[];
   /** Rewrites an answer (return undefined to leave it). */
   response?: (request: ProxyRequest, response: ProxyResponse, memory: Memory) => ProxyResponse | undefined;
   /** Rewrites a server → client stream frame. */
   frame?: (data: string) => string;
   /** A second connection with a used ticket is answered with the first session's frames. */
   replayReusedTicket?: boolean;
-  /** Rewrites a relayed webhook delivery's headers. */
-  webhook?: (headers: Record<string, string>, body: string) => Record<string, string>;
+  /** Rewrites a relayed webhook delivery's headers (undefined: the delivery is lost on the way, answered 200). */
+  webhook?: (headers: Record<string, string>, body: string) => Record<string, string> | undefined;
+  /** Rewrites the close code the server ends a stream session with. */
+  closeCode?: (code: number) => number;
 }
 
 export const json = (response: ProxyResponse): unknown => {
@@ -102,8 +109,14 @@ export async function startProxy(upstream: string, spec: Spec): Promise<Proxy> {
       if (path.startsWith('/__relay')) {
         // a webhook delivery from the server on its way to the suite's receiver
         const target = new URL(path, selfUrl).searchParams.get('to')!;
-        let headers = headersOf(new Headers(incoming.headers as Record<string, string>));
+        let headers: Record<string, string> | undefined = headersOf(
+          new Headers(incoming.headers as Record<string, string>),
+        );
         if (mutant?.webhook) headers = mutant.webhook(headers, body.toString('utf8'));
+        if (!headers) {
+          outgoing.writeHead(200).end();
+          return;
+        }
         for (const name of HOP_BY_HOP) delete headers[name];
         delete headers.host;
         const relayed = await fetch(target, { method, headers, body: new Uint8Array(body) }).catch(() => undefined);
@@ -189,14 +202,14 @@ export async function startProxy(upstream: string, spec: Spec): Promise<Proxy> {
         }
         client.send(out, { binary });
       });
-      const closeBoth = (from: WebSocket, to: WebSocket) =>
+      const closeBoth = (from: WebSocket, to: WebSocket, rewrite?: (code: number) => number) =>
         from.on('close', (code, reason) => {
           if (to.readyState === WebSocket.OPEN || to.readyState === WebSocket.CONNECTING) {
             if (code === 1005 || code === 1006) to.terminate();
-            else to.close(code, reason);
+            else to.close(rewrite ? rewrite(code) : code, reason);
           }
         });
-      closeBoth(server, client);
+      closeBoth(server, client, mutant?.closeCode);
       closeBoth(client, server);
       server.on('error', () => client.terminate());
       client.on('error', () => server.terminate());

@@ -1,73 +1,177 @@
-// `npm run conformance:mutants`: proof that the suite catches what is wrong. The reference server runs (SQLite),
-// the mutating proxy sits in front of it, a first run through the proxy with no mutant must pass (the proxy is
-// transparent), then each mutant of the catalog is applied alone and the suite run it names must fail (killed).
-// Prints every mutant killed or survived (with what the suite reported) and the score; exit 0 at ≥ 90 %. The server
-// has the tests' tiny chat model, so the chat and SSE mutants meet real answers. Arguments, if any, keep only the
-// mutants whose names contain one of them (`npm run conformance:mutants -- 410 'dead link'`).
+// `npm run conformance:mutants`: proof that the suite catches what is wrong, rule by rule. The reference server runs
+// (SQLite, with the tests' tiny chat model, so chat and SSE mutants meet real answers), the mutating proxy sits in
+// front of it, and a first run through the proxy with no mutant must pass (the proxy is transparent); that run's
+// rule trace says which phases and operations provoke each rule. Then each mutant of the catalog is applied alone
+// and runs only what it needs: its own `args` (the phases and operations of the scenario that meets what it breaks),
+// or, without them, the phases and operations the baseline's trace ties to the rules it breaks. A mutant is killed
+// when the run fails; it proves a rule only when one of the rule's own checks failed (conformance/core/rules.ts).
+// Results (mutant, rules, killed, by which checks, seconds) are written to conformance/mutants/results.json — merged
+// into the file when only some mutants ran, so a partial run updates what it measured and keeps the rest.
+//
+//   npm run conformance:mutants                       every mutant
+//   npm run conformance:mutants -- 410 'dead link'    the mutants whose names contain one of the words
+//   npm run conformance:mutants -- --rule auth.v2.canonical-string   the mutants that break one of these rules
+//   npm run conformance:mutants -- --no-write         do not touch results.json
+// Exit 0 when at least 90 % of the mutants run are killed, 1 otherwise, 2 when the proxy is not transparent.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import * as prettier from 'prettier';
 import '../checks/index.ts';
+import type { RuleResult } from '../core/rule-trace.ts';
+import { loadMutantResults, MUTANT_RESULTS_PATH, type MutantResult } from '../core/rules.ts';
 import { parseOptions } from '../core/options.ts';
 import { loadSpec } from '../core/spec.ts';
 import { runSuite } from '../run.ts';
 import { ADMIN, startServer, stopServer } from '../suites/reference-server.ts';
 import { tinyModelPath } from '../../server/src/chat/tiny-model-fixture.ts';
-import { MUTANTS as CATALOG } from './catalog.ts';
-import { startProxy } from './proxy.ts';
+import { MUTANTS as CATALOG } from './catalog/index.ts';
+import { startProxy, type Mutant } from './proxy.ts';
 
 const THRESHOLD = 0.9;
-const filters = process.argv.slice(2);
-const MUTANTS = filters.length ? CATALOG.filter((m) => filters.some((f) => m.name.includes(f))) : CATALOG;
+/** The baseline runs every phase once (no --slow), so the trace ties each rule to the phases that provoke it. */
+const BASELINE_PHASES = 'examples,coverage,fuzzing,negative,stateful,streaming,sse';
+
+const USAGE = `usage: npm run conformance:mutants -- [name words…] [--rule <id>]… [--no-write] [--baseline-phases a,b]`;
+
+/** Phases from the cheapest to the dearest to run: a rule is met in the first of them that provoked it. */
+const PHASE_COST = ['examples', 'negative', 'coverage', 'fuzzing', 'sse', 'streaming', 'stateful'];
+
+/**
+ * The suite arguments a mutant runs with: its own, or what the baseline's rule trace ties to its rules — the
+ * cheapest phase whose cases provoked each rule, and the operations of the rules' scopes.
+ */
+export function targetedArgs(mutant: Mutant, trace: RuleResult[] | undefined): string[] {
+  if (mutant.args) return mutant.args;
+  const tied = (trace ?? []).filter((result) => mutant.rules.includes(result.id) && result.verdict !== 'not_run');
+  const phases = [
+    ...new Set(tied.flatMap((result) => PHASE_COST.find((phase) => result.phases.includes(phase)) ?? [])),
+  ];
+  const operations = [...new Set(tied.flatMap((result) => result.operations))];
+  return [
+    ...(phases.length ? ['--phases', phases.join(',')] : []),
+    ...(operations.length ? ['--include', operations.join(',')] : []),
+  ];
+}
+
+export function selectMutants(catalog: Mutant[], words: string[], rules: string[]): Mutant[] {
+  if (words.length === 0 && rules.length === 0) return catalog;
+  return catalog.filter(
+    (m) => words.some((word) => m.name.includes(word)) || m.rules.some((rule) => rules.includes(rule)),
+  );
+}
+
+/** Merges a run's results into the recorded ones: what ran replaces its entry; mutants gone from the catalog go. */
+export function mergeResults(recorded: MutantResult[], fresh: MutantResult[], catalog: Mutant[]): MutantResult[] {
+  const byName = new Map(recorded.map((r) => [r.name, r]));
+  for (const result of fresh) byName.set(result.name, result);
+  return catalog.flatMap((m) => {
+    const result = byName.get(m.name);
+    return result ? [result] : [];
+  });
+}
 
 async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      rule: { type: 'string', multiple: true },
+      'no-write': { type: 'boolean' },
+      'baseline-phases': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const mutants = selectMutants(CATALOG, positionals, values.rule ?? []);
   const started = performance.now();
   const server = await startServer('sqlite', { SCRIBE_MINI_MODEL: await tinyModelPath() });
   const options = parseOptions(['--base-url', server.baseUrl]);
   const proxy = await startProxy(server.baseUrl, loadSpec(options.openapi, options.asyncapi));
   const suite = (args: string[]) =>
     runSuite(parseOptions(['--base-url', proxy.baseUrl, '--admin-token', ADMIN, '--max-examples', '2', ...args]));
+  const fresh: MutantResult[] = [];
   try {
-    const baseline = await suite(['--phases', 'examples,stateful,streaming,sse']);
+    // Only mutants without their own args need the whole trace; otherwise the baseline proves transparency alone.
+    const needsTrace = mutants.some((m) => !m.args);
+    const baselinePhases = values['baseline-phases'] ?? (needsTrace ? BASELINE_PHASES : 'examples,stateful');
+    const baseline = await suite(['--phases', baselinePhases]);
     if (baseline.recorder.failed) {
       console.log('The run through the proxy without a mutant failed: the proxy is not transparent.');
       for (const f of baseline.recorder.failures.values())
         console.log(`  ${f.check} ${f.operation}: ${f.title} — ${f.message}`);
       return 2;
     }
-    console.log(`baseline through the proxy: passed (${baseline.requests} requests)\n`);
-    const survivors: string[] = [];
-    for (const [index, mutant] of MUTANTS.entries()) {
+    console.log(
+      `baseline through the proxy (${baselinePhases}): passed (${baseline.requests} requests, ` +
+        `${(baseline.elapsedMs / 1000).toFixed(0)} s)\n`,
+    );
+    for (const [index, mutant] of mutants.entries()) {
+      const args = targetedArgs(mutant, baseline.recorder.rules);
+      const began = performance.now();
       proxy.setMutant(mutant);
-      const { recorder } = await suite(mutant.args);
+      // a mutant that breaks what the suite needs to start (its accounts) ends that run: it proves no rule
+      const run = await suite(args).catch((error: Error) => {
+        console.log(`    the run with this mutant did not finish: ${error.message.slice(0, 160)}`);
+        return undefined;
+      });
       proxy.setMutant(undefined);
-      const killedBy = [...new Set([...recorder.failures.values()].map((f) => f.check))];
-      const label = `${String(index + 1).padStart(2)}. [${mutant.category}] ${mutant.name}`;
-      if (killedBy.length > 0) {
-        console.log(`${label}: killed by ${killedBy.join(', ')}`);
-      } else {
-        const notRun = recorder.notRun.map((n) => `${n.what}: ${n.reason}`);
-        console.log(`${label}: SURVIVED${notRun.length ? ` (not run: ${notRun.slice(0, 3).join('; ')})` : ''}`);
-        survivors.push(mutant.name);
+      const recorder = run?.recorder;
+      const by = [...new Set([...(recorder?.failures.values() ?? [])].map((f) => f.check))].sort();
+      const seconds = Math.round((performance.now() - began) / 100) / 10;
+      fresh.push({
+        name: mutant.name,
+        category: mutant.category,
+        rules: mutant.rules,
+        killed: by.length > 0,
+        by,
+        seconds,
+      });
+      const label = `${String(index + 1).padStart(2)}. [${mutant.category}] ${mutant.name} (${mutant.rules.join(', ')})`;
+      if (by.length > 0) console.log(`${label}: killed by ${by.join(', ')} in ${seconds} s`);
+      else {
+        const notRun = (recorder?.notRun ?? []).map((n) => `${n.what}: ${n.reason}`);
+        console.log(
+          `${label}: SURVIVED in ${seconds} s${notRun.length ? ` (not run: ${notRun.slice(0, 3).join('; ')})` : ''}`,
+        );
       }
     }
-    const killed = MUTANTS.length - survivors.length;
-    const score = killed / MUTANTS.length;
-    console.log(
-      `\nmutation score: ${killed}/${MUTANTS.length} killed = ${(score * 100).toFixed(1)} % ` +
-        `(threshold ${THRESHOLD * 100} %) in ${((performance.now() - started) / 1000).toFixed(0)} s`,
-    );
-    if (survivors.length > 0) console.log(`survivors: ${survivors.join('; ')}`);
-    return score >= THRESHOLD ? 0 : 1;
   } finally {
     await proxy.close();
     await stopServer(server);
   }
+  const killed = fresh.filter((r) => r.killed).length;
+  const score = fresh.length ? killed / fresh.length : 1;
+  const total = (performance.now() - started) / 1000;
+  console.log(
+    `\nmutation score: ${killed}/${fresh.length} killed = ${(score * 100).toFixed(1)} % ` +
+      `(threshold ${THRESHOLD * 100} %) in ${total.toFixed(0)} s`,
+  );
+  const survivors = fresh.filter((r) => !r.killed).map((r) => r.name);
+  if (survivors.length > 0) console.log(`survivors: ${survivors.join('; ')}`);
+  if (!values['no-write']) {
+    const recorded = loadMutantResults();
+    const measured =
+      `${new Date().toISOString().slice(0, 10)}: the last run took ${fresh.length} of the catalog's ${CATALOG.length} ` +
+      `mutants, ${total.toFixed(0)} s in all with the server's start and the baseline (2 cores, shared)`;
+    const mutantsNow = mergeResults(recorded.mutants, fresh, CATALOG);
+    // written as the house's formatter writes it, so a run leaves the file as the lint wants it
+    const text = JSON.stringify({ measured, mutants: mutantsNow });
+    const config = (await prettier.resolveConfig(MUTANT_RESULTS_PATH)) ?? {};
+    writeFileSync(MUTANT_RESULTS_PATH, await prettier.format(text, { ...config, filepath: MUTANT_RESULTS_PATH }));
+    console.log(`results written to ${MUTANT_RESULTS_PATH}`);
+  }
+  return score >= THRESHOLD ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error);
-    process.exitCode = 2;
-  },
-);
+if (import.meta.url === `file://${process.argv[1]}`)
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 2;
+    },
+  );

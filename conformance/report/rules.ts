@@ -4,25 +4,29 @@ import { ruleCoverage, ruleCoverageLine, type RuleResult } from '../core/rule-tr
 import { COVERAGES, coverageOf, summarize, type Coverage, type Rule } from '../core/rules.ts';
 
 const LABEL: Record<Coverage, string> = {
-  encoded: 'encoded',
   checked: 'checked',
-  both: 'both',
+  judged: 'judged',
+  unjudged: 'unjudged',
   not_checkable: 'not checkable',
 };
 
 /** The one-line summary, also quoted in conformance/README.md. */
-export function rulesSummaryLine(rules: Rule[]): string {
-  const summary = summarize(rules);
+export function rulesSummaryLine(rules: Rule[], proven: ReadonlyMap<string, unknown>): string {
+  const summary = summarize(rules, proven);
   const counts = COVERAGES.map((coverage) => `${LABEL[coverage]} ${summary[coverage]}`).join(', ');
-  return `${summary.total} rules: ${counts} (${summary.gaps} of the encoded ones are gaps of the suite)`;
+  return (
+    `${summary.total} rules: ${counts}; rules with a killed mutant / checkable rules: ` +
+    `${summary.checked}/${summary.checkable} (${summary.gaps} unjudged ones are named gaps of the suite)`
+  );
 }
 
-export function renderRules(rules: Rule[], problems: string[]): string {
+export function renderRules(rules: Rule[], problems: string[], proven: ReadonlyMap<string, string[]>): string {
   const width = Math.max(...rules.map((rule) => rule.id.length), 2);
   const lines = rules.map((rule) => {
-    const coverage = coverageOf(rule);
+    const coverage = coverageOf(rule, proven);
+    const killedBy = proven.get(rule.id);
     const how = rule.checks.length
-      ? `  [${rule.checks.join(', ')}]`
+      ? `  [${rule.checks.join(', ')}]${killedBy ? ` killed: ${killedBy.join('; ')}` : ''}`
       : rule.not_checkable
         ? `  (${rule.not_checkable})`
         : rule.gap
@@ -31,25 +35,26 @@ export function renderRules(rules: Rule[], problems: string[]): string {
     const tag = rule.source === 'decision' ? ' (decision)' : '';
     return `${rule.id.padEnd(width)}  ${LABEL[coverage].padEnd(13)}${how}${tag}`.trimEnd();
   });
-  lines.push('', rulesSummaryLine(rules));
+  lines.push('', rulesSummaryLine(rules, proven));
   if (problems.length) lines.push('', `${problems.length} ledger problems:`, ...problems.map((p) => `  ${p}`));
   return lines.join('\n');
 }
 
-export function renderRulesNdjson(rules: Rule[], problems: string[]): string {
+export function renderRulesNdjson(rules: Rule[], problems: string[], proven: ReadonlyMap<string, string[]>): string {
   const lines: unknown[] = rules.map((rule) => ({
     type: 'rule',
     id: rule.id,
     section: rule.section,
     source: rule.source,
-    coverage: coverageOf(rule),
+    coverage: coverageOf(rule, proven),
+    killed_by: proven.get(rule.id) ?? [],
     encoded: rule.encoded,
     checks: rule.checks,
     not_checkable: rule.not_checkable,
     gap: rule.gap,
   }));
   for (const problem of problems) lines.push({ type: 'problem', message: problem });
-  lines.push({ type: 'summary', ...summarize(rules), problems: problems.length });
+  lines.push({ type: 'summary', ...summarize(rules, proven), problems: problems.length });
   return lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
 }
 

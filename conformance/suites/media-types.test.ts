@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { parseOptions } from '../core/options.ts';
 import { Recorder } from '../core/recorder.ts';
 import { loadSpec } from '../core/spec.ts';
-import { MUTANTS } from '../mutants/catalog.ts';
+import { MUTANTS } from '../mutants/catalog/index.ts';
 import { startProxy, type Proxy } from '../mutants/proxy.ts';
 import { runSuite } from '../run.ts';
 import { ADMIN, startServer, stopServer, type Server } from './reference-server.ts';

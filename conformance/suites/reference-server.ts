@@ -32,7 +32,7 @@ export async function startServer(kind: DatabaseKind, env: Record<string, string
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       SCRIBE_ADMIN_TOKEN: ADMIN,
-      SCRIBE_SECRET_KEY: 'c'.repeat(64),
+      SCRIBE_SECRET_KEY: '5592a09906c3b1f3937483e5abb31a502b7adf79ef4c2e288b7d0c2101fd9414',
       SCRIBE_URL_ALLOW_HOSTS: '127.0.0.1', // the suite's webhook receiver and media server
       SCRIBE_WORKERS: '1',
       ...env,

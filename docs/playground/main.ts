@@ -17,13 +17,18 @@ const keyStatus = byId('key-status');
 const keyError = byId('key-error');
 const language = byId<HTMLSelectElement>('language');
 
-/** The languages the transcription engine declares, its first one chosen unless the visitor picked another. */
+/**
+ * The languages the transcription engine declares. Chosen: the visitor's pick if still offered, else the API's default
+ * `ru` when the engine has it, else its first language (what the scribe-client CLI sends without --language).
+ */
 function showLanguages(languages: string[]): void {
   const chosen = language.value;
   language.replaceChildren(
     ...languages.map((code) => Object.assign(document.createElement('option'), { value: code, textContent: code })),
   );
+  language.disabled = languages.length === 0;
   if (languages.includes(chosen)) language.value = chosen;
+  else if (languages.includes('ru')) language.value = 'ru';
 }
 
 async function checkKey(): Promise<void> {

@@ -2,11 +2,12 @@
 
 export const HealthStatusSchema = {
     title: 'HealthStatus',
-    description: 'Overall state of the server.\n- `ok`: the database and the job queue answer and every engine is available.\n- `degraded`: the server answers but something is missing: an engine is unavailable, the job queue is not\n  running, or (with HTTP 503) the database is unreachable.\n',
+    description: 'Overall state of the server.\n- `ok`: the database and the job queue answer and every engine is available.\n- `degraded`: the server answers but something is missing: an engine is unavailable, the job queue is not\n  running, the data disk is below its free-space threshold, the webhook backlog is late, or (with HTTP 503)\n  the database is unreachable.\n- `draining`: extension; the process received SIGTERM and finishes the work in flight before it exits (HTTP\n  503, so that a load balancer stops sending it requests).\n',
     type: 'string',
     enum: [
         'ok',
-        'degraded'
+        'degraded',
+        'draining'
     ],
     examples: [
         'ok'
@@ -41,7 +42,7 @@ export const EngineAvailabilitySchema = {
 
 export const HealthSchema = {
     title: 'Health',
-    description: 'Liveness and readiness of the server. Extension (the interface document does not show this body): `status` is\n`ok` when every check passes and `degraded` otherwise; the HTTP status is 200 for both, and 503 (with this same\nbody, `status` `degraded` and `checks.database` `error`) when the database is unreachable.\n',
+    description: 'Liveness and readiness of the server. Extension (the interface document does not show this body): `status` is\n`ok` when every check passes and `degraded` otherwise; the HTTP status is 200 for both, and 503 (with this same\nbody) when the database does not answer within the check\'s bound (`status` `degraded`, `checks.database` `error`)\nor the process is shutting down (`status` `draining`), so that a load balancer stops sending it requests. The\nreport itself is answered within 1 s whatever its dependencies do: a check that has not answered by then is\n`error`.\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -127,6 +128,14 @@ export const HealthSchema = {
                     $ref: '#/components/schemas/HealthCheckStatus',
                     description: 'The background job runner (async transcriptions, webhook deliveries); `error` when it has stopped polling.'
                 },
+                disk: {
+                    $ref: '#/components/schemas/HealthCheckStatus',
+                    description: 'Extension: the data directory\'s free space (uploads and the SQLite database live there); `error` while it is\nbelow the server\'s threshold (`SCRIBE_MIN_FREE_DISK_MB`), when uploads are refused with 503\n`insufficient_storage`, or when it cannot be read.\n'
+                },
+                webhooks: {
+                    $ref: '#/components/schemas/HealthCheckStatus',
+                    description: 'Extension: the webhook delivery backlog; `error` when deliveries due more than a minute ago wait unsent\n(receivers that do not answer, or too few delivery slots), `ok` otherwise and on an `api` process.\n'
+                },
                 engines: {
                     type: 'object',
                     description: 'Availability per engine kind.',
@@ -195,11 +204,91 @@ export const HealthSchema = {
             checks: {
                 database: 'ok',
                 queue: 'ok',
+                disk: 'ok',
+                webhooks: 'ok',
                 engines: {
                     transcription: 'available',
                     chat: 'available',
                     embedding: 'available'
                 }
+            }
+        }
+    ]
+} as const;
+
+export const BadRequestErrorResponseSchema = {
+    title: 'BadRequestErrorResponse',
+    description: 'Body of a v3 or admin 400 response: the request is invalid; `param` names the offending field. `error.type` is always `invalid_request_error`, the interface\ndocument\'s type for 400, and `error.code` is one of the codes listed.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'error'
+    ],
+    properties: {
+        error: {
+            type: 'object',
+            description: 'The v3 error object with its type and code pinned for status 400.',
+            additionalProperties: false,
+            required: [
+                'type',
+                'code',
+                'message',
+                'param'
+            ],
+            properties: {
+                type: {
+                    type: 'string',
+                    enum: [
+                        'invalid_request_error'
+                    ],
+                    examples: [
+                        'invalid_request_error'
+                    ]
+                },
+                code: {
+                    type: 'string',
+                    enum: [
+                        'invalid_parameter',
+                        'missing_parameter',
+                        'invalid_json',
+                        'file_too_large',
+                        'duration_exceeded',
+                        'unsupported_format',
+                        'unsupported_language',
+                        'download_failed',
+                        'context_length_exceeded'
+                    ],
+                    examples: [
+                        'invalid_parameter'
+                    ]
+                },
+                message: {
+                    type: 'string',
+                    description: 'Human-readable explanation; never contains a stack trace.',
+                    examples: [
+                        'temperature must be between 0 and 2.'
+                    ]
+                },
+                param: {
+                    type: [
+                        'string',
+                        'null'
+                    ],
+                    description: 'The offending parameter as a dotted path, or null.',
+                    examples: [
+                        'temperature'
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            error: {
+                type: 'invalid_request_error',
+                code: 'invalid_parameter',
+                message: 'temperature must be between 0 and 2.',
+                param: 'temperature'
             }
         }
     ]
@@ -309,10 +398,10 @@ export const SyncTranscriptionRequestSchema = {
         },
         language: {
             type: 'string',
-            pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+            pattern: '^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$',
             maxLength: 35,
             default: 'ru',
-            description: 'Language code of the speech, for example `ru` or `en`.',
+            description: 'Language code of the speech, for example `en`, or `auto` to have an engine that detects the language do so.\nWhen it is left out, `ru` (the interface\'s default) is applied; a server whose transcription engine does not\nsupport it answers `unsupported_language`, and the message says that the default was applied, which languages\nthe server supports and what to send. `GET /v3/models` lists the transcription model\'s `languages` (the\nreference server\'s built-in engine, PocketSphinx: `en`; its Whisper engine with a multilingual model: 99\nlanguages and `auto`).\n',
             examples: [
                 'en'
             ]
@@ -681,7 +770,7 @@ export const ErrorTypeSchema = {
 
 export const ErrorCodeSchema = {
     title: 'ErrorCode',
-    description: 'Machine-readable cause of an error. The first twelve come from the interface document; the rest are\nextensions. HTTP status by code: `invalid_api_key` 401; `user_blocked` 403 (409 on a webhook update);\n`insufficient_balance` 402; `rate_limit_exceeded` and `too_many_concurrent_jobs` 429 with `Retry-After`;\n`file_too_large`, `duration_exceeded`, `unsupported_format`, `unsupported_language` 400 on sync create (on async\nthey end the task as `failed` with the same error object, as do `download_failed` and `task_failed`);\n`key_limit_exceeded` 409; `model_not_found` 404; `not_found` 404; `invalid_parameter`, `missing_parameter`,\n`invalid_json`, `context_length_exceeded` 400; `unsupported_media_type` 415; `method_not_allowed` 405;\n`idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500.\n',
+    description: 'Machine-readable cause of an error. The first twelve come from the interface document; the rest are\nextensions. HTTP status by code: `invalid_api_key` 401; `user_blocked` 403 (409 on a webhook update);\n`insufficient_balance` 402; `rate_limit_exceeded` and `too_many_concurrent_jobs` 429 with `Retry-After`;\n`file_too_large`, `duration_exceeded`, `unsupported_format`, `unsupported_language` 400 on sync create (on async\nthey end the task as `failed` with the same error object, as do `download_failed` and `task_failed`);\n`key_limit_exceeded` 409; `model_not_found` 404; `not_found` 404; `invalid_parameter`, `missing_parameter`,\n`invalid_json`, `context_length_exceeded` 400; `unsupported_media_type` 415; `method_not_allowed` 405;\n`idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500. Any operation may\nanswer 503 with `Retry-After` and `database_unavailable` (the database did not answer within the server\'s bound)\nor `insufficient_storage` (the server\'s data disk is below its free-space threshold or full); both are the\nserver\'s state, not the request\'s, and the same request may be retried after `Retry-After` seconds.\n',
     type: 'string',
     enum: [
         'invalid_api_key',
@@ -707,6 +796,8 @@ export const ErrorCodeSchema = {
         'idempotency_key_reused',
         'invalid_state',
         'engine_unavailable',
+        'database_unavailable',
+        'insufficient_storage',
         'internal_error'
     ],
     examples: [
@@ -838,8 +929,8 @@ export const TranscriptionSchema = {
         },
         language: {
             type: 'string',
-            pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
-            description: 'Language code of the media, for example `ru` or `en`.',
+            pattern: '^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$',
+            description: 'Language code of the media, for example `ru` or `en`. `auto` while an engine that was asked to detect it has not yet; the detected code once the task is completed.',
             examples: [
                 'en'
             ]
@@ -925,84 +1016,6 @@ export const TranscriptionResponseSchema = {
             $ref: '#/components/schemas/Transcription'
         }
     }
-} as const;
-
-export const BadRequestErrorResponseSchema = {
-    title: 'BadRequestErrorResponse',
-    description: 'Body of a v3 or admin 400 response: the request is invalid; `param` names the offending field. `error.type` is always `invalid_request_error`, the interface\ndocument\'s type for 400, and `error.code` is one of the codes listed.\n',
-    type: 'object',
-    additionalProperties: false,
-    required: [
-        'error'
-    ],
-    properties: {
-        error: {
-            type: 'object',
-            description: 'The v3 error object with its type and code pinned for status 400.',
-            additionalProperties: false,
-            required: [
-                'type',
-                'code',
-                'message',
-                'param'
-            ],
-            properties: {
-                type: {
-                    type: 'string',
-                    enum: [
-                        'invalid_request_error'
-                    ],
-                    examples: [
-                        'invalid_request_error'
-                    ]
-                },
-                code: {
-                    type: 'string',
-                    enum: [
-                        'invalid_parameter',
-                        'missing_parameter',
-                        'invalid_json',
-                        'file_too_large',
-                        'duration_exceeded',
-                        'unsupported_format',
-                        'unsupported_language',
-                        'download_failed',
-                        'context_length_exceeded'
-                    ],
-                    examples: [
-                        'invalid_parameter'
-                    ]
-                },
-                message: {
-                    type: 'string',
-                    description: 'Human-readable explanation; never contains a stack trace.',
-                    examples: [
-                        'temperature must be between 0 and 2.'
-                    ]
-                },
-                param: {
-                    type: [
-                        'string',
-                        'null'
-                    ],
-                    description: 'The offending parameter as a dotted path, or null.',
-                    examples: [
-                        'temperature'
-                    ]
-                }
-            }
-        }
-    },
-    examples: [
-        {
-            error: {
-                type: 'invalid_request_error',
-                code: 'invalid_parameter',
-                message: 'temperature must be between 0 and 2.',
-                param: 'temperature'
-            }
-        }
-    ]
 } as const;
 
 export const UnauthorizedErrorResponseSchema = {
@@ -1431,7 +1444,7 @@ export const TooManyRequestsErrorResponseSchema = {
 
 export const ServiceUnavailableErrorResponseSchema = {
     title: 'ServiceUnavailableErrorResponse',
-    description: 'Body of a v3 or admin 503 response: the engine behind the operation is not available; retry with a delay. `error.type` is always `server_error`, the interface\ndocument\'s type for 503, and `error.code` is one of the codes listed.\n',
+    description: 'Body of a v3 or admin 503 response: the engine behind the operation is not available (`engine_unavailable`), the\ndatabase did not answer in time (`database_unavailable`) or the server\'s data disk is full\n(`insufficient_storage`); retry with a delay. `error.type` is always `server_error`, the interface\ndocument\'s type for 503, and `error.code` is one of the codes listed.\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -1461,7 +1474,9 @@ export const ServiceUnavailableErrorResponseSchema = {
                 code: {
                     type: 'string',
                     enum: [
-                        'engine_unavailable'
+                        'engine_unavailable',
+                        'database_unavailable',
+                        'insufficient_storage'
                     ],
                     examples: [
                         'engine_unavailable'
@@ -1522,17 +1537,17 @@ export const AsyncTranscriptionJsonRequestSchema = {
     properties: {
         url: {
             $ref: '#/components/schemas/HttpUrl',
-            description: 'Direct http/https link to the media. Extension: private, loopback and link-local addresses are refused\n(400 `invalid_parameter`) unless the server allows them; at most 5 redirects are followed, each checked again.\n',
+            description: 'Direct http/https link to the media. Extension: a host that resolves to a private, loopback, link-local or\nreserved address is refused when the task is created (400 `invalid_parameter` on `url`) unless the server\'s\n`SCRIBE_URL_ALLOW_HOSTS` setting allows it; the address is checked again before the download connects, and at\nmost 5 redirects are followed, each checked again.\n',
             examples: [
                 'https://media.example.com/interviews/interview.mp3'
             ]
         },
         language: {
             type: 'string',
-            pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+            pattern: '^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$',
             maxLength: 35,
             default: 'ru',
-            description: 'Language code of the speech, for example `ru` or `en`.',
+            description: 'Language code of the speech, for example `en`, or `auto` to have an engine that detects the language do so.\nWhen it is left out, `ru` (the interface\'s default) is applied; a server whose transcription engine does not\nsupport it answers `unsupported_language`, and the message says that the default was applied, which languages\nthe server supports and what to send. `GET /v3/models` lists the transcription model\'s `languages` (the\nreference server\'s built-in engine, PocketSphinx: `en`; its Whisper engine with a multilingual model: 99\nlanguages and `auto`).\n',
             examples: [
                 'en'
             ]
@@ -1588,10 +1603,10 @@ export const AsyncTranscriptionMultipartRequestSchema = {
         },
         language: {
             type: 'string',
-            pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+            pattern: '^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$',
             maxLength: 35,
             default: 'ru',
-            description: 'Language code of the speech, for example `ru` or `en`.',
+            description: 'Language code of the speech, for example `en`, or `auto` to have an engine that detects the language do so.\nWhen it is left out, `ru` (the interface\'s default) is applied; a server whose transcription engine does not\nsupport it answers `unsupported_language`, and the message says that the default was applied, which languages\nthe server supports and what to send. `GET /v3/models` lists the transcription model\'s `languages` (the\nreference server\'s built-in engine, PocketSphinx: `en`; its Whisper engine with a multilingual model: 99\nlanguages and `auto`).\n',
             examples: [
                 'en'
             ]
@@ -1887,7 +1902,7 @@ export const ModelSchema = {
         },
         languages: {
             type: 'array',
-            description: 'Language codes the model accepts; present on `transcription` models. Extension: absent when the engine accepts\nany well-formed language code and lets its upstream decide (an `openai-compatible` engine without a language\nlist).\n',
+            description: 'Language codes the model accepts; present on `transcription` models: those of the configured engine (`en`\nfor PocketSphinx, 99 for a multilingual Whisper model, which also takes `auto` and detects the language).\nExtension: absent when the engine accepts any well-formed language code and lets its upstream decide (an\n`openai-compatible` engine without a language list).\n',
             items: {
                 type: 'string',
                 minLength: 2,
@@ -1901,7 +1916,7 @@ export const ModelSchema = {
         },
         engine: {
             type: 'string',
-            description: 'Extension: the kind of engine that serves the model, for information only (for example `llama` for a local\nGGUF model, `openai-compatible` for an upstream server, `pocketsphinx` for local speech recognition,\n`use-lite` for local embeddings). Clients must not depend on its values.\n',
+            description: 'Extension: the kind of engine that serves the model, for information only (for example `llama` for a local\nGGUF model, `openai-compatible` for an upstream server, `pocketsphinx` or `whisper` (whisper.cpp) for local\nspeech recognition, `use-lite` for local embeddings). Clients must not depend on its values.\n',
             examples: [
                 'llama'
             ]
@@ -2012,7 +2027,8 @@ export const ChatMessageSchema = {
         },
         content: {
             type: 'string',
-            description: 'Text of the message.',
+            maxLength: 524288,
+            description: 'Text of the message, at most 524,288 characters (four per token of the largest context window, 131,072 tokens);\na conversation longer than the model\'s context window is 400 `context_length_exceeded`.\n',
             examples: [
                 'Summarise the meeting in three sentences.'
             ]
@@ -2115,6 +2131,7 @@ export const JsonSchemaDefinitionSchema = {
         name: {
             type: 'string',
             pattern: '^[a-zA-Z0-9_-]{1,64}$',
+            maxLength: 64,
             description: 'Name of the schema; 1 to 64 letters, digits, underscores or dashes (OpenAI\'s rule).',
             examples: [
                 'meeting_summary'
@@ -2122,7 +2139,8 @@ export const JsonSchemaDefinitionSchema = {
         },
         description: {
             type: 'string',
-            description: 'What the answer is for; given to the model.',
+            maxLength: 4096,
+            description: 'What the answer is for, at most 4096 characters; given to the model.',
             examples: [
                 'A short summary of a meeting transcript.'
             ]
@@ -2130,7 +2148,7 @@ export const JsonSchemaDefinitionSchema = {
         schema: {
             type: 'object',
             additionalProperties: true,
-            description: 'The JSON Schema (draft 2020-12) the answer must validate against.'
+            description: 'The JSON Schema the answer must validate against, read in the dialect its `$schema` names: 2020-12 (the\ndefault when `$schema` is absent), 2019-09 or draft-07 (what zod writes), with or without the trailing `#`.\nAnother dialect is 400 `invalid_parameter`.\n'
         },
         strict: {
             type: [
@@ -2212,7 +2230,7 @@ export const ChatResponseFormatJsonSchemaSchema = {
 
 export const ChatResponseFormatSchema = {
     title: 'ChatResponseFormat',
-    description: 'Form of the answer, checked as in the OpenAI format: `{type: text}` (plain text, the default),\n`{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`\n(the answer is JSON valid against `schema`). The JSON modes are enforced while generating and the answer is\nvalidated before it is returned; an answer that cannot be made valid is an error, never invalid output. The\nvariants are told apart by the single value of their `type` enum (no `discriminator` keyword: without a `mapping` code\ngenerators derive wrong values from the schema names, and Ajv refuses a `mapping`).\n',
+    description: 'Form of the answer, checked as in the OpenAI format: `{type: text}` (plain text, the default),\n`{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`\n(the answer is JSON valid against `schema`). The JSON modes are enforced while generating and the answer is\nvalidated before it is returned; an answer that cannot be made valid is an error, never invalid output.\nExtension: an answer cut by `max_tokens` (or the end of the context window) is not checked and ends 200 with\n`finish_reason` `length`, as OpenAI\'s does: its JSON is incomplete. A whole answer that fails `schema` is 400\n`invalid_parameter` with `param` `response_format.json_schema.schema` (in a stream: the in-band error event): the\nengine enforces a schema\'s structure and types while generating but not `pattern`, `minimum`/`maximum`, lengths or\n`format`, so only a schema using those can fail; its tokens are charged. The\nvariants are told apart by the single value of their `type` enum (no `discriminator` keyword: without a `mapping` code\ngenerators derive wrong values from the schema names, and Ajv refuses a `mapping`).\n',
     oneOf: [
         {
             $ref: '#/components/schemas/ChatResponseFormatText'
@@ -2247,7 +2265,8 @@ export const ChatCompletionRequestSchema = {
         messages: {
             type: 'array',
             minItems: 1,
-            description: 'The conversation so far, oldest first; at least one message.',
+            maxItems: 1024,
+            description: 'The conversation so far, oldest first; 1 to 1024 messages.',
             items: {
                 $ref: '#/components/schemas/ChatMessage'
             }
@@ -2315,9 +2334,78 @@ export const ChatCompletionRequestSchema = {
     ]
 } as const;
 
+export const ChatToolCallSchema = {
+    title: 'ChatToolCall',
+    description: 'A call of a function tool, as the model made it (in an answer) or as the caller gives it back (history).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'type',
+        'function'
+    ],
+    properties: {
+        id: {
+            type: 'string',
+            maxLength: 256,
+            description: 'Id of the call, at most 256 characters; a `tool` message answers it by this id.',
+            examples: [
+                'call_8f2a1c'
+            ]
+        },
+        type: {
+            type: 'string',
+            enum: [
+                'function'
+            ],
+            description: 'Always `function`.',
+            examples: [
+                'function'
+            ]
+        },
+        function: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'name',
+                'arguments'
+            ],
+            description: 'The function called and its arguments.',
+            properties: {
+                name: {
+                    type: 'string',
+                    maxLength: 256,
+                    description: 'Name of the function, at most 256 characters.',
+                    examples: [
+                        'get_weather'
+                    ]
+                },
+                arguments: {
+                    type: 'string',
+                    maxLength: 524288,
+                    description: 'The arguments as a JSON text (an object matching the function\'s `parameters`), at most 524,288 characters.',
+                    examples: [
+                        '{"city":"Paris"}'
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            id: 'call_8f2a1c',
+            type: 'function',
+            function: {
+                name: 'get_weather',
+                arguments: '{"city":"Paris"}'
+            }
+        }
+    ]
+} as const;
+
 export const ChatCompletionMessageSchema = {
     title: 'ChatCompletionMessage',
-    description: 'The model\'s answer.',
+    description: 'The model\'s answer, as text or as calls of the request\'s tools.',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -2336,11 +2424,26 @@ export const ChatCompletionMessageSchema = {
             ]
         },
         content: {
-            type: 'string',
-            description: 'Text of the answer; in the JSON modes of `response_format`, a JSON text.',
+            oneOf: [
+                {
+                    type: 'string'
+                },
+                {
+                    type: 'null'
+                }
+            ],
+            description: 'Text of the answer; in the JSON modes of `response_format`, a JSON text. null when the answer only calls tools\n(OpenAI\'s shape); only the OpenAI-compatible routes, which take `tools`, answer that.\n',
             examples: [
                 'The team agreed to ship the release on Friday.'
             ]
+        },
+        tool_calls: {
+            type: 'array',
+            minItems: 1,
+            description: 'The functions the model calls (only on the OpenAI-compatible routes, when the request offered `tools`); the\nanswer then has `finish_reason` `tool_calls`. Each call\'s `arguments` is a JSON object text valid against the\nfunction\'s `parameters`.\n',
+            items: {
+                $ref: '#/components/schemas/ChatToolCall'
+            }
         }
     },
     examples: [
@@ -2353,11 +2456,12 @@ export const ChatCompletionMessageSchema = {
 
 export const FinishReasonSchema = {
     title: 'FinishReason',
-    description: 'Why the model stopped: `stop` (the answer is complete) or `length` (cut by `max_tokens` or by the end of the\nmodel\'s context window).\n',
+    description: 'Why the model stopped: `stop` (the answer is complete), `length` (cut by `max_tokens` or by the end of the\nmodel\'s context window) or `tool_calls` (the answer calls tools; only when the request offered `tools`).\n',
     type: 'string',
     enum: [
         'stop',
-        'length'
+        'length',
+        'tool_calls'
     ],
     examples: [
         'stop'
@@ -2532,9 +2636,75 @@ export const ChatCompletionSchema = {
     ]
 } as const;
 
+export const ChatToolCallDeltaSchema = {
+    title: 'ChatToolCallDelta',
+    description: 'A piece of a tool call in a stream chunk, as OpenAI streams them: the first piece of a call has its `index`, `id`,\n`type` and `function.name` (with `function.arguments` empty); later pieces have the `index` and the next fragment\nof `function.arguments`. The call\'s arguments are the concatenation of its fragments.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'index'
+    ],
+    properties: {
+        index: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position of the call in the answer\'s `tool_calls`.',
+            examples: [
+                0
+            ]
+        },
+        id: {
+            type: 'string',
+            description: 'Id of the call (first piece only).',
+            examples: [
+                'call_8f2a1c'
+            ]
+        },
+        type: {
+            type: 'string',
+            enum: [
+                'function'
+            ],
+            description: 'Always `function` (first piece only).',
+            examples: [
+                'function'
+            ]
+        },
+        function: {
+            type: 'object',
+            additionalProperties: false,
+            description: 'The function\'s name (first piece only) and the next fragment of its arguments.',
+            properties: {
+                name: {
+                    type: 'string',
+                    description: 'Name of the function (first piece only).',
+                    examples: [
+                        'get_weather'
+                    ]
+                },
+                arguments: {
+                    type: 'string',
+                    description: 'The next fragment of the arguments\' JSON text.',
+                    examples: [
+                        '{"city":'
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            index: 0,
+            function: {
+                arguments: '"Paris"}'
+            }
+        }
+    ]
+} as const;
+
 export const ChatCompletionDeltaSchema = {
     title: 'ChatCompletionDelta',
-    description: 'The part of the answer carried by one stream chunk. The first chunk has `{role: assistant, content: ""}`, content\nchunks have `content` only, and the finishing chunk has an empty delta `{}`.\n',
+    description: 'The part of the answer carried by one stream chunk. The first chunk has `{role: assistant, content: ""}`, content\nchunks have `content` only, tool-call chunks have `tool_calls` only, and the finishing chunk has an empty delta\n`{}`.\n',
     type: 'object',
     additionalProperties: false,
     properties: {
@@ -2554,6 +2724,14 @@ export const ChatCompletionDeltaSchema = {
             examples: [
                 ' agreed'
             ]
+        },
+        tool_calls: {
+            type: 'array',
+            minItems: 1,
+            description: 'Pieces of the answer\'s tool calls (see `ChatToolCallDelta`).',
+            items: {
+                $ref: '#/components/schemas/ChatToolCallDelta'
+            }
         }
     },
     examples: [
@@ -2594,7 +2772,7 @@ export const ChatCompletionChunkChoiceSchema = {
                     type: 'null'
                 }
             ],
-            description: 'null on every chunk but the finishing one, which has `stop` (the answer is complete) or `length` (cut by\n`max_tokens` or by the end of the context window). Extension: always present, as in OpenAI\'s chunks.\n',
+            description: 'null on every chunk but the finishing one, which has `stop` (the answer is complete), `length` (cut by\n`max_tokens` or by the end of the context window) or `tool_calls` (the answer calls tools). Extension: always\npresent, as in OpenAI\'s chunks.\n',
             examples: [
                 null
             ]
@@ -2901,7 +3079,7 @@ export const ChatCompletionStreamDoneSchema = {
 
 export const ChatCompletionStreamEventSchema = {
     title: 'ChatCompletionStreamEvent',
-    description: 'The payload of one server-sent event of a streamed chat answer (`stream: true`, `Content-Type:\ntext/event-stream`): the text after `data: ` on one event. Each event is written as `data: <payload>\\n\\n`\n(no `event:` or `id:` fields). Tokens are sent as they are generated (the answer is not buffered); the first\ncontent chunk is sent at once and later ones at most about every 20 ms (50 a second), so when the model makes\ntokens faster than that, one chunk holds the text of several tokens; the last content chunk is written as soon\nas the model stops. Order:\n\n1. a chunk whose delta is `{"role": "assistant", "content": ""}`;\n2. content chunks, each with `delta.content` holding the next piece of the answer (one token or more);\n3. a chunk with an empty delta `{}` and `finish_reason` `stop` (or `length` when `max_tokens` or the context\n   window cut the answer);\n4. only with `stream_options.include_usage`: a usage chunk with `choices: []` and `usage`;\n5. `data: [DONE]`.\n\nThe full answer is the concatenation of `delta.content` until `[DONE]`. If the answer fails after the stream\nhas started, an error event `data: {"error": {...}}` is sent, then `data: [DONE]`, and the response ends.\n',
+    description: 'The payload of one server-sent event of a streamed chat answer (`stream: true`, `Content-Type:\ntext/event-stream`): the text after `data: ` on one event. Each event is written as `data: <payload>\\n\\n`\n(no `event:` or `id:` fields). Tokens are sent as they are generated (the answer is not buffered); the first\ncontent chunk is sent at once and later ones at most about every 20 ms (50 a second), so when the model makes\ntokens faster than that, one chunk holds the text of several tokens; the last content chunk is written as soon\nas the model stops. Order:\n\n1. a chunk whose delta is `{"role": "assistant", "content": ""}`;\n2. content chunks, each with `delta.content` holding the next piece of the answer (one token or more), and, when\n   the answer calls tools, tool-call chunks: `delta.tool_calls` with one piece of a call each, its `index`, `id`,\n   `type` and `function.name` first, then fragments of `function.arguments` (OpenAI\'s order);\n3. a chunk with an empty delta `{}` and `finish_reason` `stop` (`tool_calls` when the answer calls tools, `length` when `max_tokens` or the context\n   window cut the answer);\n4. only with `stream_options.include_usage`: a usage chunk with `choices: []` and `usage`;\n5. `data: [DONE]`.\n\nThe full answer is the concatenation of `delta.content` until `[DONE]`. If the answer fails after the stream\nhas started, an error event `data: {"error": {...}}` is sent, then `data: [DONE]`, and the response ends.\n',
     oneOf: [
         {
             $ref: '#/components/schemas/ChatCompletionChunk'
@@ -2942,11 +3120,12 @@ export const EmbeddingRequestSchema = {
             ]
         },
         input: {
-            description: 'The text to embed: one string, or an array of 1 to 2048 strings (Extension: the maximum is a server setting,\n2048 by default) embedded independently. Empty strings are refused (Extension). A text longer than the\nmodel\'s context window (`GET /v3/models`; 512 tokens for the embedded engine) is 400\n`context_length_exceeded`. All texts together may have at most 300,000 tokens (as OpenAI\'s embeddings API;\nExtension: a server setting may lower it): more is 400 `invalid_parameter` with `param` `input`. The embedded\nengine counts tokens with its own tokenizer; an upstream engine applies its own limit. Token arrays are not\naccepted.\n',
+            description: 'The text to embed: one string, or an array of 1 to 2048 strings (Extension: the maximum is a server setting,\n2048 by default) embedded independently, each at most 131,072 characters. Empty strings are refused (Extension). A text longer than the\nmodel\'s context window (`GET /v3/models`; 512 tokens for the embedded engine) is 400\n`context_length_exceeded`. All texts together may have at most 300,000 tokens (as OpenAI\'s embeddings API;\nExtension: a server setting may lower it): more is 400 `invalid_parameter` with `param` `input`. The embedded\nengine counts tokens with its own tokenizer; an upstream engine applies its own limit. Token arrays are not\naccepted.\n',
             oneOf: [
                 {
                     type: 'string',
                     minLength: 1,
+                    maxLength: 131072,
                     examples: [
                         'The team agreed to ship the release on Friday.'
                     ]
@@ -2958,6 +3137,7 @@ export const EmbeddingRequestSchema = {
                     items: {
                         type: 'string',
                         minLength: 1,
+                        maxLength: 131072,
                         examples: [
                             'The team agreed to ship the release on Friday.'
                         ]
@@ -2988,7 +3168,8 @@ export const EmbeddingRequestSchema = {
         },
         user: {
             type: 'string',
-            description: 'An end-user id for the caller\'s own bookkeeping; accepted and ignored.',
+            maxLength: 256,
+            description: 'An end-user id for the caller\'s own bookkeeping, at most 256 characters; accepted and ignored.',
             examples: [
                 'user-1234'
             ]
@@ -3933,6 +4114,7 @@ export const WebhookCreateRequestSchema = {
             type: 'array',
             minItems: 1,
             uniqueItems: true,
+            maxItems: 2,
             description: 'Event types to send to this endpoint.',
             items: {
                 $ref: '#/components/schemas/WebhookEventType'
@@ -4217,6 +4399,7 @@ export const WebhookUpdateRequestSchema = {
             type: 'array',
             minItems: 1,
             uniqueItems: true,
+            maxItems: 2,
             description: 'New list of event types.',
             items: {
                 $ref: '#/components/schemas/WebhookEventType'
@@ -4464,9 +4647,314 @@ export const WebhookDeliveryListSchema = {
     }
 } as const;
 
+export const OpenAIChatContentPartSchema = {
+    title: 'OpenAIChatContentPart',
+    description: 'One part of a message\'s content: a text part. The models take text only, so a part of another type (`image_url`,\n`input_audio`, `file`) is refused by validation: 400 naming the part\'s field (`messages.1.content.0.text`\nor `messages.1.content.0.type`).\n',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'type',
+        'text'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'text'
+            ],
+            description: 'Kind of the part; `text` is the one the models take.',
+            examples: [
+                'text'
+            ]
+        },
+        text: {
+            type: 'string',
+            maxLength: 524288,
+            description: 'Text of the part, at most 524,288 characters.',
+            examples: [
+                'Summarise the meeting.'
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'text',
+            text: 'Summarise the meeting.'
+        }
+    ]
+} as const;
+
+export const OpenAIChatMessageSchema = {
+    title: 'OpenAIChatMessage',
+    description: 'One message of the conversation in OpenAI\'s shape. `developer` is read as `system`; `content` is a string or an\narray of text parts (joined with newlines); `name` is accepted and ignored. Tool-call history: an `assistant`\nmessage may carry `tool_calls` and each `tool` message answers one of them by `tool_call_id`. Extension: other\nOpenAI message fields are accepted and ignored; a `content` that is null or absent is empty text; a content part\nthat is not text (`image_url`, `input_audio`, `file`) is 400 naming the part\'s field (its `text` or `type`), since\nthe models take text only; a `tool` message whose `tool_call_id` is absent or names no tool call of an earlier\nassistant message is read as a user message stating the result.\n',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'role'
+    ],
+    properties: {
+        role: {
+            type: 'string',
+            enum: [
+                'system',
+                'developer',
+                'user',
+                'assistant',
+                'tool'
+            ],
+            description: 'Author of the message: `system` or `developer` (instructions), `user`, `assistant` (an earlier answer) or `tool`\n(the result of a tool call).\n',
+            examples: [
+                'user'
+            ]
+        },
+        content: {
+            oneOf: [
+                {
+                    type: 'string',
+                    maxLength: 524288,
+                    description: 'Text of the message, at most 524,288 characters.'
+                },
+                {
+                    type: 'array',
+                    maxItems: 1024,
+                    description: 'Content parts, at most 1024; only `text` parts are taken.',
+                    items: {
+                        $ref: '#/components/schemas/OpenAIChatContentPart'
+                    }
+                },
+                {
+                    type: 'null',
+                    description: 'No text (an assistant message that only calls tools).'
+                }
+            ],
+            description: 'Text of the message, as a string or as content parts; null or absent is empty text (an assistant message that\nonly calls tools).\n',
+            examples: [
+                'Summarise the meeting in three sentences.'
+            ]
+        },
+        name: {
+            type: 'string',
+            maxLength: 256,
+            description: 'A participant\'s name, at most 256 characters; accepted and ignored.',
+            examples: [
+                'alice'
+            ]
+        },
+        tool_calls: {
+            type: 'array',
+            maxItems: 128,
+            description: 'On an `assistant` message, the tool calls the model made earlier (at most 128).',
+            items: {
+                $ref: '#/components/schemas/ChatToolCall'
+            }
+        },
+        tool_call_id: {
+            type: 'string',
+            maxLength: 256,
+            description: 'On a `tool` message, the id of the tool call it answers (at most 256 characters).',
+            examples: [
+                'call_8f2a1c'
+            ]
+        }
+    },
+    examples: [
+        {
+            role: 'developer',
+            content: [
+                {
+                    type: 'text',
+                    text: 'Answer in one sentence.'
+                }
+            ]
+        }
+    ]
+} as const;
+
+export const ChatFunctionDefinitionSchema = {
+    title: 'ChatFunctionDefinition',
+    description: 'A function the model may call, in OpenAI\'s `tools[].function` shape.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'name'
+    ],
+    properties: {
+        name: {
+            type: 'string',
+            pattern: '^[a-zA-Z0-9_-]{1,64}$',
+            maxLength: 64,
+            description: 'Name of the function; 1 to 64 letters, digits, underscores or dashes (OpenAI\'s rule), unique among the tools.',
+            examples: [
+                'get_weather'
+            ]
+        },
+        description: {
+            type: 'string',
+            maxLength: 4096,
+            description: 'What the function does; given to the model.',
+            examples: [
+                'The current weather of a city.'
+            ]
+        },
+        parameters: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'The JSON Schema of the function\'s arguments (an object), read in the dialect its `$schema` names like\n`response_format.json_schema.schema` (2020-12 by default, 2019-09 or draft-07). Absent: the function takes no\narguments (`{}`). A schema that does not compile, or that the engine cannot turn into a grammar, is 400\n`invalid_parameter` naming `tools[i].function.parameters`. The arguments of a call are generated under the\nschema\'s structure and types and then validated against the whole schema.\n'
+        },
+        strict: {
+            type: [
+                'boolean',
+                'null'
+            ],
+            default: false,
+            description: 'Accepted for OpenAI compatibility. The arguments are always validated against `parameters`.',
+            examples: [
+                true
+            ]
+        }
+    },
+    examples: [
+        {
+            name: 'get_weather',
+            description: 'The current weather of a city.',
+            parameters: {
+                type: 'object',
+                properties: {
+                    city: {
+                        type: 'string'
+                    }
+                },
+                required: [
+                    'city'
+                ],
+                additionalProperties: false
+            },
+            strict: true
+        }
+    ]
+} as const;
+
+export const ChatToolSchema = {
+    title: 'ChatTool',
+    description: 'A tool the model may call; only function tools exist.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'function'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'function'
+            ],
+            description: 'Always `function`.',
+            examples: [
+                'function'
+            ]
+        },
+        function: {
+            $ref: '#/components/schemas/ChatFunctionDefinition'
+        }
+    },
+    examples: [
+        {
+            type: 'function',
+            function: {
+                name: 'get_weather',
+                description: 'The current weather of a city.',
+                parameters: {
+                    type: 'object',
+                    properties: {
+                        city: {
+                            type: 'string'
+                        }
+                    },
+                    required: [
+                        'city'
+                    ],
+                    additionalProperties: false
+                }
+            }
+        }
+    ]
+} as const;
+
+export const ChatNamedToolChoiceSchema = {
+    title: 'ChatNamedToolChoice',
+    description: 'A call of one named function; the name must be one of the request\'s `tools`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'function'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'function'
+            ],
+            description: 'Always `function`.',
+            examples: [
+                'function'
+            ]
+        },
+        function: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'name'
+            ],
+            description: 'The function to call.',
+            properties: {
+                name: {
+                    type: 'string',
+                    maxLength: 64,
+                    description: 'Name of one of the request\'s function tools.',
+                    examples: [
+                        'get_weather'
+                    ]
+                }
+            }
+        }
+    },
+    examples: [
+        {
+            type: 'function',
+            function: {
+                name: 'get_weather'
+            }
+        }
+    ]
+} as const;
+
+export const ChatToolChoiceSchema = {
+    title: 'ChatToolChoice',
+    description: 'Whether and which tool the model calls: `none` (answer with text; the tools are not shown to the model), `auto`\n(the model chooses between text and calls; the default when `tools` are given), `required` (one call or more of\nany tool), or `{"type": "function", "function": {"name": ...}}` (a call of that function). Without `tools`, only\n`none` and `auto` are accepted.\n',
+    oneOf: [
+        {
+            type: 'string',
+            enum: [
+                'none',
+                'auto',
+                'required'
+            ],
+            description: '`none`, `auto` or `required`.'
+        },
+        {
+            $ref: '#/components/schemas/ChatNamedToolChoice'
+        }
+    ],
+    examples: [
+        'required'
+    ]
+} as const;
+
 export const OpenAIChatCompletionRequestSchema = {
     title: 'OpenAIChatCompletionRequest',
-    description: 'Body of the OpenAI-compatible chat endpoints (`POST /v3/chat/completions` and `POST /v2/chat/completions`): the\nfields of `ChatCompletionRequest` with the same defaults and limits, plus `n` and `user`. The object is open:\nother OpenAI request fields (for example `top_p`, `seed`, `stop`, `presence_penalty`, `logprobs`) are accepted\nand ignored, so that OpenAI SDKs and tools that send them keep working. Tool calls and several choices are not\nimplemented.\n',
+    description: 'Body of the OpenAI-compatible chat endpoints (`POST /v3/chat/completions` and `POST /v2/chat/completions`): the\nfields of `ChatCompletionRequest` with the same defaults and limits, plus `n` and `user`. The object is open:\nother OpenAI request fields (for example `top_p`, `seed`, `stop`, `presence_penalty`, `logprobs`) are accepted\nand ignored, so that OpenAI SDKs and tools that send them keep working. Function calling (`tools`, `tool_choice`,\n`parallel_tool_calls`) works as OpenAI\'s; several choices are not implemented.\n',
     type: 'object',
     additionalProperties: true,
     required: [
@@ -4480,9 +4968,10 @@ export const OpenAIChatCompletionRequestSchema = {
         messages: {
             type: 'array',
             minItems: 1,
-            description: 'The conversation so far, oldest first; at least one message.',
+            maxItems: 1024,
+            description: 'The conversation so far, oldest first; 1 to 1024 messages.',
             items: {
-                $ref: '#/components/schemas/ChatMessage'
+                $ref: '#/components/schemas/OpenAIChatMessage'
             }
         },
         temperature: {
@@ -4528,6 +5017,25 @@ export const OpenAIChatCompletionRequestSchema = {
         response_format: {
             $ref: '#/components/schemas/ChatResponseFormat'
         },
+        tools: {
+            type: 'array',
+            maxItems: 128,
+            description: 'Functions the model may call (at most 128, names unique). A call is answered in `message.tool_calls` with\n`finish_reason` `tool_calls`; the caller runs the function and sends its result back as a `tool` message.\n',
+            items: {
+                $ref: '#/components/schemas/ChatTool'
+            }
+        },
+        tool_choice: {
+            $ref: '#/components/schemas/ChatToolChoice'
+        },
+        parallel_tool_calls: {
+            type: 'boolean',
+            default: true,
+            description: 'Whether one answer may call several functions. Extension: a local model calls several only when it chooses\nto (`auto`); under `required` or a named function it makes one call per answer, whatever the value.\n',
+            examples: [
+                false
+            ]
+        },
         n: {
             type: 'integer',
             minimum: 1,
@@ -4540,7 +5048,8 @@ export const OpenAIChatCompletionRequestSchema = {
         },
         user: {
             type: 'string',
-            description: 'An end-user id for the caller\'s own bookkeeping; accepted and ignored.',
+            maxLength: 256,
+            description: 'An end-user id for the caller\'s own bookkeeping, at most 256 characters; accepted and ignored.',
             examples: [
                 'user-1234'
             ]
@@ -4559,6 +5068,1344 @@ export const OpenAIChatCompletionRequestSchema = {
             stream_options: {
                 include_usage: true
             }
+        }
+    ]
+} as const;
+
+export const OpenAIResponseInputTextPartSchema = {
+    title: 'OpenAIResponseInputTextPart',
+    description: 'A text part of an input message: `input_text` (what a user or system message carries) or `output_text` (an earlier\nanswer of the assistant, as the SDKs send history back). Other OpenAI part fields (`annotations`) are ignored.\n',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'type',
+        'text'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'input_text',
+                'output_text'
+            ],
+            description: 'Kind of the part; the models take text only.',
+            examples: [
+                'input_text'
+            ]
+        },
+        text: {
+            type: 'string',
+            maxLength: 524288,
+            description: 'Text of the part, at most 524,288 characters.',
+            examples: [
+                'Summarise the meeting.'
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'input_text',
+            text: 'Summarise the meeting.'
+        }
+    ]
+} as const;
+
+export const OpenAIResponseInputMessageSchema = {
+    title: 'OpenAIResponseInputMessage',
+    description: 'One message item of `input`. `developer` is read as `system`; `content` is a string or an array of text parts\n(joined with newlines). Other OpenAI item fields (`id`, `status`) are accepted and ignored. An item of another type\n(`function_call`, `function_call_output`, `reasoning`, `item_reference`) is refused by validation, 400 naming the\nitem\'s field (`input.2.role` or `input.2.type`), and so is a part that is not text (`input_image`, `input_file`,\n`input_audio`): 400 naming the part\'s field (`input.0.content.1.text` or `input.0.content.1.type`), since the\nmodels take text only.\n',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'role',
+        'content'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'message'
+            ],
+            description: 'Always `message` when given (OpenAI\'s easy input messages omit it).',
+            examples: [
+                'message'
+            ]
+        },
+        role: {
+            type: 'string',
+            enum: [
+                'system',
+                'developer',
+                'user',
+                'assistant'
+            ],
+            description: 'Author of the message; `developer` is read as `system`.',
+            examples: [
+                'user'
+            ]
+        },
+        content: {
+            oneOf: [
+                {
+                    type: 'string',
+                    maxLength: 524288,
+                    description: 'Text of the message, at most 524,288 characters.'
+                },
+                {
+                    type: 'array',
+                    maxItems: 1024,
+                    description: 'Content parts, at most 1024; text parts only.',
+                    items: {
+                        $ref: '#/components/schemas/OpenAIResponseInputTextPart'
+                    }
+                }
+            ],
+            description: 'Text of the message, as a string or as text parts.',
+            examples: [
+                'Summarise the meeting in three sentences.'
+            ]
+        }
+    },
+    examples: [
+        {
+            role: 'user',
+            content: [
+                {
+                    type: 'input_text',
+                    text: 'Summarise the meeting.'
+                }
+            ]
+        }
+    ]
+} as const;
+
+export const OpenAIResponseTextFormatJsonSchemaSchema = {
+    title: 'OpenAIResponseTextFormatJsonSchema',
+    description: 'The answer is JSON that validates against `schema` (the dialects and checks of chat\'s `json_schema`).\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'name',
+        'schema'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'json_schema'
+            ],
+            description: 'Always `json_schema`.',
+            examples: [
+                'json_schema'
+            ]
+        },
+        name: {
+            type: 'string',
+            maxLength: 64,
+            pattern: '^[a-zA-Z0-9_-]{1,64}$',
+            description: 'Name of the schema; 1 to 64 letters, digits, underscores or dashes (OpenAI\'s rule).',
+            examples: [
+                'meeting_summary'
+            ]
+        },
+        description: {
+            type: 'string',
+            maxLength: 4096,
+            description: 'What the answer is for, at most 4096 characters; given to the model.',
+            examples: [
+                'A short summary of a meeting transcript.'
+            ]
+        },
+        schema: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'The JSON Schema the answer must validate against, read in the dialect its `$schema` names: 2020-12 (the\ndefault), 2019-09 or draft-07 (what zod writes). Another dialect is 400 `invalid_parameter`.\n'
+        },
+        strict: {
+            type: [
+                'boolean',
+                'null'
+            ],
+            description: 'Accepted for OpenAI compatibility; the answer is always validated against `schema`.',
+            examples: [
+                true
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'json_schema',
+            name: 'meeting_summary',
+            schema: {
+                type: 'object',
+                properties: {
+                    summary: {
+                        type: 'string'
+                    }
+                },
+                required: [
+                    'summary'
+                ]
+            },
+            strict: true
+        }
+    ]
+} as const;
+
+export const OpenAIResponseTextFormatSchema = {
+    title: 'OpenAIResponseTextFormat',
+    description: 'Form of the answer, as `response_format` on chat: `{type: text}` (the default), `{type: json_object}` (the answer\nparses as a JSON object) or `{type: json_schema, name, schema, strict}` (the answer is JSON valid against `schema`;\nthe Responses API puts the schema\'s fields beside `type`). The JSON modes are enforced while generating and the\nanswer is checked as on chat: an answer cut by `max_output_tokens` is not checked (it ends `incomplete`); a whole\nanswer that fails `schema` is 400 `invalid_parameter` with `param` `text.format.schema` (in a stream: the `error`\nevent), its tokens charged.\n',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/ChatResponseFormatText'
+        },
+        {
+            $ref: '#/components/schemas/ChatResponseFormatJsonObject'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseTextFormatJsonSchema'
+        }
+    ],
+    examples: [
+        {
+            type: 'json_object'
+        }
+    ]
+} as const;
+
+export const OpenAIResponseTextConfigSchema = {
+    title: 'OpenAIResponseTextConfig',
+    description: 'The form of the answer\'s text. Other OpenAI fields of this object (`verbosity`) are accepted and ignored.\n',
+    type: 'object',
+    additionalProperties: true,
+    properties: {
+        format: {
+            $ref: '#/components/schemas/OpenAIResponseTextFormat'
+        }
+    },
+    examples: [
+        {
+            format: {
+                type: 'json_object'
+            }
+        }
+    ]
+} as const;
+
+export const OpenAIResponseRequestSchema = {
+    title: 'OpenAIResponseRequest',
+    description: 'Body of `POST /v3/responses`, the stateless subset of OpenAI\'s Responses API that the OpenAI SDK\'s\n`responses.create` and the Vercel AI SDK\'s default OpenAI provider send: `input` (a string, or message items with\ntext parts), `instructions`, `max_output_tokens`, `temperature`, `text.format`, `stream`. The object is open: other\nOpenAI fields (for example `top_p`, `user`, `include`, `truncation`, `parallel_tool_calls`, `tool_choice`,\n`reasoning`) are accepted and ignored. Nothing is stored: `store` is accepted and the answer says `store: false`;\n`previous_response_id` and `conversation` (which need stored responses) must be null or absent, and `tools` empty\nor absent (function calling is not offered on this route): otherwise 400 `invalid_parameter` naming the field.\n',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'model',
+        'input'
+    ],
+    properties: {
+        model: {
+            $ref: '#/components/schemas/ChatModelId'
+        },
+        input: {
+            oneOf: [
+                {
+                    type: 'string',
+                    maxLength: 524288,
+                    description: 'One user message, at most 524,288 characters.'
+                },
+                {
+                    type: 'array',
+                    minItems: 1,
+                    maxItems: 1024,
+                    description: 'The conversation so far, oldest first; 1 to 1024 items.',
+                    items: {
+                        $ref: '#/components/schemas/OpenAIResponseInputMessage'
+                    }
+                }
+            ],
+            description: 'The user\'s text, or the conversation as message items (oldest first, at least one).',
+            examples: [
+                'Summarise the meeting in one sentence.'
+            ]
+        },
+        instructions: {
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 524288,
+            description: 'A system message put before `input`, at most 524,288 characters.',
+            examples: [
+                'You answer in one short sentence.'
+            ]
+        },
+        max_output_tokens: {
+            type: [
+                'integer',
+                'null'
+            ],
+            minimum: 1,
+            maximum: 32000,
+            description: 'Maximum number of tokens in the answer, 1 to 32000 (absent or null: as many as the model can produce, at most\n32000). An answer cut by it (or by the end of the model\'s context window) ends with `status` `incomplete` and\n`incomplete_details.reason` `max_output_tokens`.\n',
+            examples: [
+                512
+            ]
+        },
+        temperature: {
+            type: [
+                'number',
+                'null'
+            ],
+            minimum: 0,
+            maximum: 2,
+            description: 'Sampling temperature from 0 to 2 (absent or null - 0.7, as on chat); lower is more deterministic.',
+            examples: [
+                0.7
+            ]
+        },
+        top_p: {
+            type: [
+                'number',
+                'null'
+            ],
+            minimum: 0,
+            maximum: 1,
+            description: 'Accepted and ignored (the engines sample by `temperature` only); the answer echoes it.',
+            examples: [
+                1
+            ]
+        },
+        text: {
+            $ref: '#/components/schemas/OpenAIResponseTextConfig'
+        },
+        stream: {
+            type: [
+                'boolean',
+                'null'
+            ],
+            default: false,
+            description: 'When true, the answer is streamed as server-sent events (`text/event-stream`) of the Responses API while it is\ngenerated.\n',
+            examples: [
+                true
+            ]
+        },
+        store: {
+            type: [
+                'boolean',
+                'null'
+            ],
+            description: 'Accepted for compatibility; nothing is stored whatever the value (a response cannot be retrieved or continued\nlater), and the answer says `store: false`.\n',
+            examples: [
+                false
+            ]
+        },
+        previous_response_id: {
+            type: 'null',
+            description: 'Not supported: no response is stored, so only null is accepted; an id is 400 `invalid_parameter` ("must be\nnull"). Send the whole conversation in `input`.\n',
+            examples: [
+                null
+            ]
+        },
+        conversation: {
+            type: 'null',
+            description: 'Not supported: no conversation is stored, so only null is accepted; a conversation is 400 `invalid_parameter`\n("must be null"). Send the whole conversation in `input`.\n',
+            examples: [
+                null
+            ]
+        },
+        metadata: {
+            type: [
+                'object',
+                'null'
+            ],
+            maxProperties: 16,
+            propertyNames: {
+                maxLength: 64
+            },
+            additionalProperties: {
+                type: 'string',
+                maxLength: 512
+            },
+            description: 'Up to 16 pairs of the caller\'s own (keys at most 64 characters, values at most 512); not read, echoed in the\nanswer.\n',
+            examples: [
+                {
+                    ticket: 'T-1024'
+                }
+            ]
+        },
+        user: {
+            type: 'string',
+            maxLength: 256,
+            description: 'An end-user id for the caller\'s own bookkeeping, at most 256 characters; accepted and ignored.',
+            examples: [
+                'user-1234'
+            ]
+        },
+        tools: {
+            type: [
+                'array',
+                'null'
+            ],
+            maxItems: 0,
+            items: {},
+            description: 'Function calling is not offered on this route: an empty array (or null) is accepted, any tool is 400\n`invalid_parameter` with `param` `tools` ("must NOT have more than 0 items"). Use `POST /v3/chat/completions`\nfor tools.\n',
+            examples: [
+                []
+            ]
+        }
+    },
+    examples: [
+        {
+            model: 'service-mini',
+            instructions: 'You answer in one short sentence.',
+            input: 'Summarise the meeting.',
+            max_output_tokens: 256
+        }
+    ]
+} as const;
+
+export const OpenAIResponseOutputTextSchema = {
+    title: 'OpenAIResponseOutputText',
+    description: 'The answer\'s text as a content part (empty in a stream\'s `response.content_part.added`).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'text',
+        'annotations'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'output_text'
+            ],
+            description: 'Always `output_text`.',
+            examples: [
+                'output_text'
+            ]
+        },
+        text: {
+            type: 'string',
+            description: 'The text of the answer.',
+            examples: [
+                'The team agreed to ship on Friday.'
+            ]
+        },
+        annotations: {
+            type: 'array',
+            maxItems: 0,
+            items: {},
+            description: 'Always empty (the models cite nothing).'
+        }
+    },
+    examples: [
+        {
+            type: 'output_text',
+            text: 'The team agreed to ship on Friday.',
+            annotations: []
+        }
+    ]
+} as const;
+
+export const OpenAIResponseOutputMessageSchema = {
+    title: 'OpenAIResponseOutputMessage',
+    description: 'The answer as an output item: an assistant message with one `output_text` part (no part while it is\n`in_progress` in a stream\'s `response.output_item.added`). `status` is `incomplete` when the answer was cut.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'id',
+        'status',
+        'role',
+        'content'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'message'
+            ],
+            description: 'Always `message`.',
+            examples: [
+                'message'
+            ]
+        },
+        id: {
+            type: 'string',
+            pattern: '^msg_[0-9a-f]{32}$',
+            description: 'Id of the item.',
+            examples: [
+                'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a'
+            ]
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete'
+            ],
+            description: '`completed`, `incomplete` (cut by `max_output_tokens`), or `in_progress` while streamed.',
+            examples: [
+                'completed'
+            ]
+        },
+        role: {
+            type: 'string',
+            enum: [
+                'assistant'
+            ],
+            description: 'Always `assistant`.',
+            examples: [
+                'assistant'
+            ]
+        },
+        content: {
+            type: 'array',
+            maxItems: 1,
+            description: 'The text of the answer as one part.',
+            items: {
+                $ref: '#/components/schemas/OpenAIResponseOutputText'
+            }
+        }
+    },
+    examples: [
+        {
+            type: 'message',
+            id: 'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a',
+            status: 'completed',
+            role: 'assistant',
+            content: [
+                {
+                    type: 'output_text',
+                    text: 'The team agreed to ship on Friday.',
+                    annotations: []
+                }
+            ]
+        }
+    ]
+} as const;
+
+export const OpenAIResponseUsageSchema = {
+    title: 'OpenAIResponseUsage',
+    description: 'Tokens of the call, as `usage` on chat under the Responses API\'s names: `input_tokens` are chat\'s\n`prompt_tokens` (`instructions` included), `output_tokens` its `completion_tokens`. Nothing is cached and no model\nreasons apart, so both details are 0.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'input_tokens',
+        'input_tokens_details',
+        'output_tokens',
+        'output_tokens_details',
+        'total_tokens'
+    ],
+    properties: {
+        input_tokens: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Tokens of the prompt.',
+            examples: [
+                42
+            ]
+        },
+        input_tokens_details: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'cached_tokens'
+            ],
+            properties: {
+                cached_tokens: {
+                    type: 'integer',
+                    enum: [
+                        0
+                    ],
+                    description: 'Always 0.',
+                    examples: [
+                        0
+                    ]
+                }
+            },
+            description: 'Cached prompt tokens; always 0.'
+        },
+        output_tokens: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Tokens of the answer.',
+            examples: [
+                9
+            ]
+        },
+        output_tokens_details: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'reasoning_tokens'
+            ],
+            properties: {
+                reasoning_tokens: {
+                    type: 'integer',
+                    enum: [
+                        0
+                    ],
+                    description: 'Always 0.',
+                    examples: [
+                        0
+                    ]
+                }
+            },
+            description: 'Reasoning tokens; always 0.'
+        },
+        total_tokens: {
+            type: 'integer',
+            minimum: 0,
+            description: 'input_tokens + output_tokens.',
+            examples: [
+                51
+            ]
+        }
+    },
+    examples: [
+        {
+            input_tokens: 42,
+            input_tokens_details: {
+                cached_tokens: 0
+            },
+            output_tokens: 9,
+            output_tokens_details: {
+                reasoning_tokens: 0
+            },
+            total_tokens: 51
+        }
+    ]
+} as const;
+
+export const OpenAIResponseSchema = {
+    title: 'OpenAIResponse',
+    description: 'A response of the Responses API: the answer as one assistant `message` item in `output`, with `usage`. `status` is\n`completed`, or `incomplete` (with `incomplete_details.reason` `max_output_tokens`) when `max_output_tokens` or the\nend of the model\'s context window cut the answer; `in_progress` only in a stream\'s `response.created` and\n`response.in_progress` events (then `output` is empty and `usage` null). Nothing is stored (`store` is false).\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'id',
+        'object',
+        'created_at',
+        'status',
+        'error',
+        'incomplete_details',
+        'instructions',
+        'max_output_tokens',
+        'model',
+        'output',
+        'parallel_tool_calls',
+        'temperature',
+        'top_p',
+        'text',
+        'tool_choice',
+        'tools',
+        'store',
+        'metadata',
+        'usage'
+    ],
+    properties: {
+        id: {
+            type: 'string',
+            pattern: '^resp_[0-9a-f]{32}$',
+            description: 'Id of the response (the same hex as the chat completion id of its call).',
+            examples: [
+                'resp_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a'
+            ]
+        },
+        object: {
+            type: 'string',
+            enum: [
+                'response'
+            ],
+            description: 'Always `response`.',
+            examples: [
+                'response'
+            ]
+        },
+        created_at: {
+            type: 'integer',
+            description: 'When the response was created, in Unix seconds.',
+            examples: [
+                1795428000
+            ]
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'completed',
+                'incomplete',
+                'in_progress'
+            ],
+            description: '`completed`, `incomplete` (cut by `max_output_tokens`), or `in_progress` in a stream\'s first events.',
+            examples: [
+                'completed'
+            ]
+        },
+        error: {
+            type: 'null',
+            description: 'Always null; a failure is an error response (or a stream\'s `error` event).',
+            examples: [
+                null
+            ]
+        },
+        incomplete_details: {
+            oneOf: [
+                {
+                    type: 'null'
+                },
+                {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: [
+                        'reason'
+                    ],
+                    properties: {
+                        reason: {
+                            type: 'string',
+                            enum: [
+                                'max_output_tokens'
+                            ],
+                            description: 'Why the answer is incomplete.',
+                            examples: [
+                                'max_output_tokens'
+                            ]
+                        }
+                    }
+                }
+            ],
+            description: 'Why the answer is incomplete, or null.'
+        },
+        instructions: {
+            type: [
+                'string',
+                'null'
+            ],
+            description: 'The request\'s `instructions`, or null.',
+            examples: [
+                'You answer in one short sentence.'
+            ]
+        },
+        max_output_tokens: {
+            type: [
+                'integer',
+                'null'
+            ],
+            description: 'The request\'s `max_output_tokens`, or null.',
+            examples: [
+                256
+            ]
+        },
+        model: {
+            $ref: '#/components/schemas/ChatModelId'
+        },
+        output: {
+            type: 'array',
+            maxItems: 1,
+            description: 'The answer as one assistant message item (empty while `in_progress`).',
+            items: {
+                $ref: '#/components/schemas/OpenAIResponseOutputMessage'
+            }
+        },
+        parallel_tool_calls: {
+            type: 'boolean',
+            description: 'Always false (no tools on this route).',
+            examples: [
+                false
+            ]
+        },
+        temperature: {
+            type: 'number',
+            description: 'The temperature the answer was sampled at.',
+            examples: [
+                0.7
+            ]
+        },
+        top_p: {
+            type: [
+                'number',
+                'null'
+            ],
+            description: 'The request\'s `top_p` (not used by the engines), or null.',
+            examples: [
+                1
+            ]
+        },
+        text: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+                'format'
+            ],
+            properties: {
+                format: {
+                    $ref: '#/components/schemas/OpenAIResponseTextFormat'
+                }
+            },
+            description: 'The request\'s `text.format` (`type` `text` when not asked).'
+        },
+        tool_choice: {
+            type: 'string',
+            enum: [
+                'none'
+            ],
+            description: 'Always `none` (no tools on this route).',
+            examples: [
+                'none'
+            ]
+        },
+        tools: {
+            type: 'array',
+            maxItems: 0,
+            items: {},
+            description: 'Always empty (no tools on this route).'
+        },
+        store: {
+            type: 'boolean',
+            enum: [
+                false
+            ],
+            description: 'Always false; nothing is stored.',
+            examples: [
+                false
+            ]
+        },
+        metadata: {
+            type: 'object',
+            additionalProperties: {
+                type: 'string'
+            },
+            description: 'The request\'s `metadata` (an empty object when none).'
+        },
+        usage: {
+            oneOf: [
+                {
+                    type: 'null'
+                },
+                {
+                    $ref: '#/components/schemas/OpenAIResponseUsage'
+                }
+            ],
+            description: 'Tokens of the call (null while `in_progress`).'
+        }
+    },
+    examples: [
+        {
+            id: 'resp_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a',
+            object: 'response',
+            created_at: 1795428000,
+            status: 'completed',
+            error: null,
+            incomplete_details: null,
+            instructions: null,
+            max_output_tokens: null,
+            model: 'service-mini',
+            output: [
+                {
+                    type: 'message',
+                    id: 'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a',
+                    status: 'completed',
+                    role: 'assistant',
+                    content: [
+                        {
+                            type: 'output_text',
+                            text: 'The team agreed to ship on Friday.',
+                            annotations: []
+                        }
+                    ]
+                }
+            ],
+            parallel_tool_calls: false,
+            temperature: 0.7,
+            top_p: null,
+            text: {
+                format: {
+                    type: 'text'
+                }
+            },
+            tool_choice: 'none',
+            tools: [],
+            store: false,
+            metadata: {},
+            usage: {
+                input_tokens: 42,
+                input_tokens_details: {
+                    cached_tokens: 0
+                },
+                output_tokens: 9,
+                output_tokens_details: {
+                    reasoning_tokens: 0
+                },
+                total_tokens: 51
+            }
+        }
+    ]
+} as const;
+
+export const OpenAIResponseLifecycleEventSchema = {
+    title: 'OpenAIResponseLifecycleEvent',
+    description: 'An event carrying the whole response: `response.created` and `response.in_progress` (first, `status`\n`in_progress`), `response.completed` or `response.incomplete` (last, with `output` and `usage`).\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'response'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'response.created',
+                'response.in_progress',
+                'response.completed',
+                'response.incomplete'
+            ],
+            description: 'Which stage of the response.',
+            examples: [
+                'response.completed'
+            ]
+        },
+        sequence_number: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position of the event in the stream, from 0.',
+            examples: [
+                0
+            ]
+        },
+        response: {
+            $ref: '#/components/schemas/OpenAIResponse'
+        }
+    },
+    examples: [
+        {
+            type: 'response.created',
+            sequence_number: 0,
+            response: {
+                id: 'resp_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a',
+                object: 'response',
+                created_at: 1795428000,
+                status: 'in_progress',
+                error: null,
+                incomplete_details: null,
+                instructions: null,
+                max_output_tokens: null,
+                model: 'service-mini',
+                output: [],
+                parallel_tool_calls: false,
+                temperature: 0.7,
+                top_p: null,
+                text: {
+                    format: {
+                        type: 'text'
+                    }
+                },
+                tool_choice: 'none',
+                tools: [],
+                store: false,
+                metadata: {},
+                usage: null
+            }
+        }
+    ]
+} as const;
+
+export const OpenAIResponseOutputItemEventSchema = {
+    title: 'OpenAIResponseOutputItemEvent',
+    description: 'The message item begins (`response.output_item.added`: `in_progress`, no content) or is finished\n(`response.output_item.done`: `completed` or `incomplete`, with its text part).\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'output_index',
+        'item'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'response.output_item.added',
+                'response.output_item.done'
+            ],
+            description: 'Whether the item begins or is finished.',
+            examples: [
+                'response.output_item.added'
+            ]
+        },
+        sequence_number: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position of the event in the stream, from 0.',
+            examples: [
+                2
+            ]
+        },
+        output_index: {
+            type: 'integer',
+            enum: [
+                0
+            ],
+            description: 'Index of the item in `output`; always 0 (one item).',
+            examples: [
+                0
+            ]
+        },
+        item: {
+            $ref: '#/components/schemas/OpenAIResponseOutputMessage'
+        }
+    },
+    examples: [
+        {
+            type: 'response.output_item.added',
+            sequence_number: 2,
+            output_index: 0,
+            item: {
+                type: 'message',
+                id: 'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a',
+                status: 'in_progress',
+                role: 'assistant',
+                content: []
+            }
+        }
+    ]
+} as const;
+
+export const OpenAIResponseContentPartEventSchema = {
+    title: 'OpenAIResponseContentPartEvent',
+    description: 'The text part begins (`response.content_part.added`: empty text) or is finished (`response.content_part.done`: the\nwhole text).\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'item_id',
+        'output_index',
+        'content_index',
+        'part'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'response.content_part.added',
+                'response.content_part.done'
+            ],
+            description: 'Whether the part begins or is finished.',
+            examples: [
+                'response.content_part.added'
+            ]
+        },
+        sequence_number: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position of the event in the stream, from 0.',
+            examples: [
+                3
+            ]
+        },
+        item_id: {
+            type: 'string',
+            description: 'Id of the message item.',
+            examples: [
+                'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a'
+            ]
+        },
+        output_index: {
+            type: 'integer',
+            enum: [
+                0
+            ],
+            description: 'Index of the item in `output`; always 0.',
+            examples: [
+                0
+            ]
+        },
+        content_index: {
+            type: 'integer',
+            enum: [
+                0
+            ],
+            description: 'Index of the part in the item\'s `content`; always 0.',
+            examples: [
+                0
+            ]
+        },
+        part: {
+            $ref: '#/components/schemas/OpenAIResponseOutputText'
+        }
+    },
+    examples: [
+        {
+            type: 'response.content_part.added',
+            sequence_number: 3,
+            item_id: 'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a',
+            output_index: 0,
+            content_index: 0,
+            part: {
+                type: 'output_text',
+                text: '',
+                annotations: []
+            }
+        }
+    ]
+} as const;
+
+export const OpenAIResponseTextDeltaEventSchema = {
+    title: 'OpenAIResponseTextDeltaEvent',
+    description: 'The next piece of the answer\'s text (one token or more).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'item_id',
+        'output_index',
+        'content_index',
+        'delta',
+        'logprobs'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'response.output_text.delta'
+            ],
+            description: 'Always `response.output_text.delta`.',
+            examples: [
+                'response.output_text.delta'
+            ]
+        },
+        sequence_number: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position of the event in the stream, from 0.',
+            examples: [
+                4
+            ]
+        },
+        item_id: {
+            type: 'string',
+            description: 'Id of the message item.',
+            examples: [
+                'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a'
+            ]
+        },
+        output_index: {
+            type: 'integer',
+            enum: [
+                0
+            ],
+            description: 'Index of the item in `output`; always 0.',
+            examples: [
+                0
+            ]
+        },
+        content_index: {
+            type: 'integer',
+            enum: [
+                0
+            ],
+            description: 'Index of the part in the item\'s `content`; always 0.',
+            examples: [
+                0
+            ]
+        },
+        delta: {
+            type: 'string',
+            description: 'The next piece of the text.',
+            examples: [
+                ' agreed to ship'
+            ]
+        },
+        logprobs: {
+            type: 'array',
+            maxItems: 0,
+            items: {},
+            description: 'Always empty (not computed).'
+        }
+    },
+    examples: [
+        {
+            type: 'response.output_text.delta',
+            sequence_number: 4,
+            item_id: 'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a',
+            output_index: 0,
+            content_index: 0,
+            delta: ' agreed to ship',
+            logprobs: []
+        }
+    ]
+} as const;
+
+export const OpenAIResponseTextDoneEventSchema = {
+    title: 'OpenAIResponseTextDoneEvent',
+    description: 'The whole text of the answer, once it is generated (the concatenation of the deltas).',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'item_id',
+        'output_index',
+        'content_index',
+        'text',
+        'logprobs'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'response.output_text.done'
+            ],
+            description: 'Always `response.output_text.done`.',
+            examples: [
+                'response.output_text.done'
+            ]
+        },
+        sequence_number: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position of the event in the stream, from 0.',
+            examples: [
+                9
+            ]
+        },
+        item_id: {
+            type: 'string',
+            description: 'Id of the message item.',
+            examples: [
+                'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a'
+            ]
+        },
+        output_index: {
+            type: 'integer',
+            enum: [
+                0
+            ],
+            description: 'Index of the item in `output`; always 0.',
+            examples: [
+                0
+            ]
+        },
+        content_index: {
+            type: 'integer',
+            enum: [
+                0
+            ],
+            description: 'Index of the part in the item\'s `content`; always 0.',
+            examples: [
+                0
+            ]
+        },
+        text: {
+            type: 'string',
+            description: 'The whole text of the answer.',
+            examples: [
+                'The team agreed to ship on Friday.'
+            ]
+        },
+        logprobs: {
+            type: 'array',
+            maxItems: 0,
+            items: {},
+            description: 'Always empty (not computed).'
+        }
+    },
+    examples: [
+        {
+            type: 'response.output_text.done',
+            sequence_number: 9,
+            item_id: 'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a',
+            output_index: 0,
+            content_index: 0,
+            text: 'The team agreed to ship on Friday.',
+            logprobs: []
+        }
+    ]
+} as const;
+
+export const OpenAIResponseErrorEventSchema = {
+    title: 'OpenAIResponseErrorEvent',
+    description: 'A failure after the stream started (status 200 was sent), for example an engine failure mid-answer or a whole JSON\nanswer that fails its schema: `error` is the error body the request would have had with its own status. It is the\nlast event; the tokens already generated are charged.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'error'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'error'
+            ],
+            description: 'Always `error`.',
+            examples: [
+                'error'
+            ]
+        },
+        sequence_number: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position of the event in the stream, from 0.',
+            examples: [
+                7
+            ]
+        },
+        error: {
+            $ref: '#/components/schemas/ErrorObject'
+        }
+    },
+    examples: [
+        {
+            type: 'error',
+            sequence_number: 7,
+            error: {
+                type: 'server_error',
+                code: 'internal_error',
+                message: 'The model stopped unexpectedly.',
+                param: null
+            }
+        }
+    ]
+} as const;
+
+export const OpenAIResponseStreamEventSchema = {
+    title: 'OpenAIResponseStreamEvent',
+    description: 'The payload of one server-sent event of a streamed response (`stream: true`, `Content-Type: text/event-stream`).\nAs OpenAI frames them, each event is written as `event: <type>\\ndata: <payload>\\n\\n`, the `event:` name being the\npayload\'s `type`, and every payload carries `sequence_number`, counting from 0 in the order sent. There is no\n`[DONE]` line: the response ends after the last event. Text is sent as it is generated (at most about every 20 ms,\nas on chat). Order:\n\n1. `response.created`, then `response.in_progress` (the response with `status` `in_progress`, empty `output`);\n2. `response.output_item.added` (the message item, `in_progress`, no content) and `response.content_part.added`\n   (an empty `output_text` part);\n3. `response.output_text.delta` events, each with the next piece of the answer in `delta`;\n4. `response.output_text.done` (the whole text), `response.content_part.done` (the whole part),\n   `response.output_item.done` (the finished item);\n5. `response.completed`, or `response.incomplete` when `max_output_tokens` cut the answer, with the whole response\n   and its `usage`.\n\nIf the answer fails after the stream has started, an `error` event carrying the error body is sent instead of the\nremaining events and the response ends; the tokens already generated are charged. Errors found before the stream\nstarts are ordinary JSON error responses with their status code.\n',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/OpenAIResponseLifecycleEvent'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseOutputItemEvent'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseContentPartEvent'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseTextDeltaEvent'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseTextDoneEvent'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseErrorEvent'
+        }
+    ],
+    examples: [
+        {
+            type: 'response.output_text.delta',
+            sequence_number: 4,
+            item_id: 'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a',
+            output_index: 0,
+            content_index: 0,
+            delta: ' agreed to ship',
+            logprobs: []
         }
     ]
 } as const;
@@ -4595,17 +6442,17 @@ export const OpenAIAudioTranscriptionRequestSchema = {
         },
         language: {
             type: 'string',
-            pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+            pattern: '^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$',
             maxLength: 35,
-            default: 'ru',
-            description: 'Language code of the speech (for example `ru`, `en`). Extension: the default is `ru`, as in v3, since there\nis no language detection. An unsupported language is 400 `unsupported_language`.\n',
+            description: 'Language code of the speech (for example `ru`, `en`), or `auto`. When it is omitted, OpenAI detects the\nlanguage; here (Extension) an engine that detects it (`whisper` with a multilingual model) does, an engine that\nrecognises exactly one language uses it (PocketSphinx: `en`, the model list\'s `service-transcribe.languages`),\nand any other uses `ru`, the v3 default. An unsupported language is 400 `unsupported_language`.\n',
             examples: [
                 'en'
             ]
         },
         prompt: {
             type: 'string',
-            description: 'Text to guide the recognition (spelling of names and terms); engines that cannot use it ignore it.',
+            maxLength: 4096,
+            description: 'Text to guide the recognition (spelling of names and terms), at most 4096 characters; engines that cannot use it\nignore it.\n',
             examples: [
                 'Scribe, SPEAKER_00, WebVTT'
             ]
@@ -4638,6 +6485,7 @@ export const OpenAIAudioTranscriptionRequestSchema = {
         'timestamp_granularities[]': {
             type: 'array',
             uniqueItems: true,
+            maxItems: 2,
             description: 'Timing detail of a `verbose_json` answer: `word` adds `words`, `segment` adds `segments`. Without the field:\n`[segment]`. Send the form field once per value. Ignored for the other formats.\n',
             items: {
                 type: 'string',
@@ -4690,14 +6538,20 @@ export const OpenAIAudioTranscriptionSchema = {
 
 export const OpenAITranscriptionSegmentSchema = {
     title: 'OpenAITranscriptionSegment',
-    description: 'One segment of a `verbose_json` transcription (OpenAI\'s shape). The Whisper decoding statistics (`seek`,\n`tokens`, `temperature`, `avg_logprob`, `compression_ratio`, `no_speech_prob`) are present only when the engine\nreports them.\n',
+    description: 'One segment of a `verbose_json` transcription, with every field of OpenAI\'s segment (SDKs and the AI SDK read\nthem all). Whisper\'s decoding statistics are filled with what the engine knows; each field says what that is.\n',
     type: 'object',
     additionalProperties: false,
     required: [
         'id',
+        'seek',
         'start',
         'end',
-        'text'
+        'text',
+        'tokens',
+        'temperature',
+        'avg_logprob',
+        'compression_ratio',
+        'no_speech_prob'
     ],
     properties: {
         id: {
@@ -4711,7 +6565,7 @@ export const OpenAITranscriptionSegmentSchema = {
         seek: {
             type: 'integer',
             minimum: 0,
-            description: 'Seek offset of the segment, in the engine\'s frames.',
+            description: 'Start of the segment in 10 ms frames (Whisper\'s unit), i.e. `start` × 100 rounded.',
             examples: [
                 0
             ]
@@ -4741,7 +6595,7 @@ export const OpenAITranscriptionSegmentSchema = {
         },
         tokens: {
             type: 'array',
-            description: 'Token ids of the text.',
+            description: 'Whisper token ids of the text. The engines here have no Whisper tokenizer: always empty.\n',
             items: {
                 type: 'integer',
                 examples: [
@@ -4752,7 +6606,7 @@ export const OpenAITranscriptionSegmentSchema = {
         temperature: {
             type: 'number',
             minimum: 0,
-            description: 'Temperature used for the segment.',
+            description: 'Sampling temperature of the decoding; the engines decode deterministically, so always 0.',
             examples: [
                 0
             ]
@@ -4760,7 +6614,7 @@ export const OpenAITranscriptionSegmentSchema = {
         avg_logprob: {
             type: 'number',
             maximum: 0,
-            description: 'Average log probability of the tokens.',
+            description: 'Mean natural log of the confidences of the segment\'s words (PocketSphinx\'s word posteriors), not of Whisper\ntoken probabilities; 0 when the engine reports no confidences (not computed).\n',
             examples: [
                 -0.21
             ]
@@ -4768,7 +6622,7 @@ export const OpenAITranscriptionSegmentSchema = {
         compression_ratio: {
             type: 'number',
             minimum: 0,
-            description: 'Compression ratio of the text.',
+            description: 'The text\'s UTF-8 bytes over their zlib-compressed bytes, computed as Whisper does.',
             examples: [
                 1.3
             ]
@@ -4777,7 +6631,7 @@ export const OpenAITranscriptionSegmentSchema = {
             type: 'number',
             minimum: 0,
             maximum: 1,
-            description: 'Probability that the segment holds no speech.',
+            description: 'Probability that the segment holds no speech. Not computed: a segment exists only where the engine recognised\nwords, so always 0.\n',
             examples: [
                 0.01
             ]
@@ -4786,9 +6640,15 @@ export const OpenAITranscriptionSegmentSchema = {
     examples: [
         {
             id: 0,
+            seek: 64,
             start: 0.64,
             end: 3.2,
-            text: 'Good morning, let us start.'
+            text: 'Good morning, let us start.',
+            tokens: [],
+            temperature: 0,
+            avg_logprob: 0,
+            compression_ratio: 0.8438,
+            no_speech_prob: 0
         }
     ]
 } as const;
@@ -4861,9 +6721,15 @@ export const OpenAIAudioTranscriptionVerboseSchema = {
             segments: [
                 {
                     id: 0,
+                    seek: 64,
                     start: 0.64,
                     end: 3.2,
-                    text: 'Good morning, let us start.'
+                    text: 'Good morning, let us start.',
+                    tokens: [],
+                    temperature: 0,
+                    avg_logprob: 0,
+                    compression_ratio: 0.7714,
+                    no_speech_prob: 0
                 }
             ]
         }
@@ -4887,6 +6753,7 @@ export const V2CalculateRequestSchema = {
         duration: {
             type: 'string',
             pattern: '^(?!0{1,4}:00$)[0-9]{1,4}:[0-5][0-9]$',
+            maxLength: 7,
             description: 'Duration of the media as minutes and seconds, `MM:SS` (minutes may have 1 to 4 digits), at least `0:01`.',
             examples: [
                 '02:05'
@@ -5013,7 +6880,7 @@ export const V2CalculateResultSchema = {
 
 export const V2ErrorKindSchema = {
     title: 'V2ErrorKind',
-    description: 'Kind of a v2/v1 error. `VALIDATION_ERROR` is the interface document\'s; the others are extensions:\n`UNAUTHORIZED` 401, `INSUFFICIENT_FUNDS` 402, `FORBIDDEN` 403, `NOT_FOUND` 404, `NOT_READY` 400 (a transcript\nnot ready for chat), `CONFLICT` 409, `UNSUPPORTED_MEDIA_TYPE` 415, `RATE_LIMITED` 429, `INTERNAL_ERROR` 500,\n`ENGINE_UNAVAILABLE` 503.\n',
+    description: 'Kind of a v2/v1 error. `VALIDATION_ERROR` is the interface document\'s; the others are extensions:\n`UNAUTHORIZED` 401, `INSUFFICIENT_FUNDS` 402, `FORBIDDEN` 403, `NOT_FOUND` 404, `NOT_READY` 400 (a transcript\nnot ready for chat), `CONFLICT` 409, `UNSUPPORTED_MEDIA_TYPE` 415, `RATE_LIMITED` 429, `INTERNAL_ERROR` 500,\n`ENGINE_UNAVAILABLE` 503, `SERVICE_UNAVAILABLE` 503 (the database did not answer in time or the data disk is\nfull; retry after `Retry-After` seconds).\n',
     type: 'string',
     enum: [
         'VALIDATION_ERROR',
@@ -5026,7 +6893,8 @@ export const V2ErrorKindSchema = {
         'UNSUPPORTED_MEDIA_TYPE',
         'RATE_LIMITED',
         'INTERNAL_ERROR',
-        'ENGINE_UNAVAILABLE'
+        'ENGINE_UNAVAILABLE',
+        'SERVICE_UNAVAILABLE'
     ],
     examples: [
         'VALIDATION_ERROR'
@@ -5215,9 +7083,34 @@ export const V2InternalServerErrorResponseSchema = {
     ]
 } as const;
 
+export const V2ServiceUnavailableErrorResponseSchema = {
+    title: 'V2ServiceUnavailableErrorResponse',
+    description: 'Body of a v2 or v1 503 response: the engine behind the operation is not available\n(`ENGINE_UNAVAILABLE`), or the database or the data disk is (`SERVICE_UNAVAILABLE`). It is the validation error body with `error` pinned to the\nkind of 503.\n',
+    allOf: [
+        {
+            $ref: '#/components/schemas/V2ErrorResponse'
+        },
+        {
+            type: 'object',
+            properties: {
+                error: {
+                    type: 'string',
+                    enum: [
+                        'ENGINE_UNAVAILABLE',
+                        'SERVICE_UNAVAILABLE'
+                    ],
+                    examples: [
+                        'ENGINE_UNAVAILABLE'
+                    ]
+                }
+            }
+        }
+    ]
+} as const;
+
 export const V2TranscriptionCreateRequestSchema = {
     title: 'V2TranscriptionCreateRequest',
-    description: 'Multipart form of `POST /v2/transcriptions`. Exactly one of `file` and `source_url` is given; none or both is\n400. Extension: the limits are those of v3 async tasks (500 MB and 4 hours of audio, configurable), and a link\nfollows the same rules as a v3 `url` (http/https only; private, loopback and link-local targets refused; at most\n5 redirects).\n',
+    description: 'Multipart form of `POST /v2/transcriptions`. Exactly one of `file` and `source_url` is given; none or both is\n400. Extension: the limits are those of v3 async tasks (500 MB and 4 hours of audio, configurable), and a link\nfollows the same rules as a v3 `url` (http/https only; private, loopback and link-local targets refused with 400\non `source_url` when the transcription is created, and again before the download connects; at most 5 redirects).\n',
     type: 'object',
     additionalProperties: false,
     oneOf: [
@@ -5246,6 +7139,7 @@ export const V2TranscriptionCreateRequestSchema = {
             properties: {
                 source_url: {
                     type: 'string',
+                    maxLength: 2048,
                     examples: [
                         'https://media.example.com/interview.mp3'
                     ]
@@ -5272,10 +7166,10 @@ export const V2TranscriptionCreateRequestSchema = {
         },
         language: {
             type: 'string',
-            pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+            pattern: '^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$',
             maxLength: 35,
             default: 'ru',
-            description: 'Language code of the speech, for example `ru` or `en`; the default is `ru`.',
+            description: 'Language code of the speech, for example `en`, or `auto` to have an engine that detects the language do so.\nWhen it is left out, `ru` (the interface\'s default) is applied; a server whose transcription engine does not\nsupport it answers `unsupported_language`, and the message says that the default was applied, which languages\nthe server supports and what to send. `GET /v3/models` lists the transcription model\'s `languages` (the\nreference server\'s built-in engine, PocketSphinx: `en`; its Whisper engine with a multilingual model: 99\nlanguages and `auto`).\n',
             examples: [
                 'ru'
             ]
@@ -5362,30 +7256,6 @@ export const V2ConflictErrorResponseSchema = {
     ]
 } as const;
 
-export const V2ServiceUnavailableErrorResponseSchema = {
-    title: 'V2ServiceUnavailableErrorResponse',
-    description: 'Body of a v2 or v1 503 response: the engine behind the operation is not available. It is the validation error body with `error` pinned to the\nkind of 503.\n',
-    allOf: [
-        {
-            $ref: '#/components/schemas/V2ErrorResponse'
-        },
-        {
-            type: 'object',
-            properties: {
-                error: {
-                    type: 'string',
-                    enum: [
-                        'ENGINE_UNAVAILABLE'
-                    ],
-                    examples: [
-                        'ENGINE_UNAVAILABLE'
-                    ]
-                }
-            }
-        }
-    ]
-} as const;
-
 export const V2TranscriptionStatusSchema = {
     title: 'V2TranscriptionStatus',
     description: 'State of a v2 transcription. `pending`, `processing` and `completed` are the interface document\'s;\nExtension: `failed` and `cancelled` (which the usage statistics count) are reported too. A v2 transcription is a\ntranscription task, and its v2 status maps from the task state:\n- `pending`: the task is `created`, `downloading` or `ready` (waiting for the media or for a worker).\n- `processing`: the task is `processing`; `progress` rises from 0 to 100.\n- `completed`: final; `results` holds the links to the files.\n- `failed`: final; `error_message` says why.\n- `cancelled`: final; the task was cancelled and its reservation returned.\n',
@@ -5418,7 +7288,7 @@ export const V2ResultsSchema = {
             format: 'uri',
             description: 'Plain-text transcript (`text/plain`).',
             examples: [
-                'http://localhost:8080/v2/results/0b6e7f52-3c1d-4e8a-9f20-5a7b8c9d0e1f/text?expires=1795262400&signature=9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a0c2e4f6a8b0d2f4e6a8c0b'
+                'http://127.0.0.1:8080/v2/results/0b6e7f52-3c1d-4e8a-9f20-5a7b8c9d0e1f/text?expires=1795262400&signature=9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a0c2e4f6a8b0d2f4e6a8c0b'
             ]
         },
         json: {
@@ -5426,7 +7296,7 @@ export const V2ResultsSchema = {
             format: 'uri',
             description: 'The transcript as JSON (`application/json`, the v3 `TranscriptionResult` shape).',
             examples: [
-                'http://localhost:8080/v2/results/0b6e7f52-3c1d-4e8a-9f20-5a7b8c9d0e1f/json?expires=1795262400&signature=1a3c5e7f9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a'
+                'http://127.0.0.1:8080/v2/results/0b6e7f52-3c1d-4e8a-9f20-5a7b8c9d0e1f/json?expires=1795262400&signature=1a3c5e7f9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a'
             ]
         },
         pdf: {
@@ -5434,7 +7304,7 @@ export const V2ResultsSchema = {
             format: 'uri',
             description: 'The transcript as a PDF document (`application/pdf`).',
             examples: [
-                'http://localhost:8080/v2/results/0b6e7f52-3c1d-4e8a-9f20-5a7b8c9d0e1f/pdf?expires=1795262400&signature=7e9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a'
+                'http://127.0.0.1:8080/v2/results/0b6e7f52-3c1d-4e8a-9f20-5a7b8c9d0e1f/pdf?expires=1795262400&signature=7e9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a'
             ]
         }
     }
@@ -5592,8 +7462,8 @@ export const V2TranscriptionSchema = {
         },
         language: {
             type: 'string',
-            pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
-            description: 'Language code of the speech.',
+            pattern: '^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$',
+            description: 'Language code of the speech. `auto` while an engine that was asked to detect it has not yet; the detected code once the task is completed.',
             examples: [
                 'ru'
             ]
@@ -5753,10 +7623,12 @@ export const V2TranscriptChatRequestSchema = {
         messages: {
             type: 'array',
             minItems: 1,
-            description: 'New user messages, in order. They are added to this transcription\'s dialogue history after the earlier\nquestions and answers.\n',
+            maxItems: 1024,
+            description: 'New user messages, in order (1 to 1024, each at most 524,288 characters). They are added to this\ntranscription\'s dialogue history after the earlier questions and answers.\n',
             items: {
                 type: 'string',
                 minLength: 1,
+                maxLength: 524288,
                 examples: [
                     'Who agreed to prepare the budget?'
                 ]
@@ -6193,6 +8065,7 @@ export const AccountCreateRequestSchema = {
         currency: {
             type: 'string',
             pattern: '^[A-Z]{3}$',
+            maxLength: 3,
             default: 'RUB',
             description: 'ISO 4217 code of the account currency; it cannot be changed later.',
             examples: [
@@ -6803,9 +8676,10 @@ export const StreamSessionConfigSchema = {
         },
         language: {
             type: 'string',
-            pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+            pattern: '^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$',
+            maxLength: 35,
             default: 'ru',
-            description: 'Language code of the speech, for example `ru` or `en`; default `ru`, as for every v3 transcription. A language\nthe engine does not support is an `error` frame with code `unsupported_language` and close code 4400.\n',
+            description: 'Language code of the speech, for example `ru` or `en`, or `auto` to have an engine that detects the language\ndo so; default `ru`, as for every v3 transcription. A language the engine does not support is an `error` frame\nwith code `unsupported_language` and close code 4400. The streaming engine accepts the languages `GET\n/v3/models` lists for the transcription model (the reference server: PocketSphinx `en`; with a multilingual\nWhisper model 99 languages and `auto`).\n',
             examples: [
                 'en'
             ]
@@ -7037,8 +8911,9 @@ export const StreamAppliedConfigSchema = {
     properties: {
         language: {
             type: 'string',
-            pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
-            description: 'Language code of the speech.',
+            pattern: '^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$',
+            maxLength: 35,
+            description: 'Language code of the speech, or `auto` (the engine detects it).',
             examples: [
                 'en'
             ]
@@ -7172,7 +9047,7 @@ export const StreamTranscriptPartialSchema = {
 
 export const StreamTranscriptFinalSchema = {
     title: 'StreamTranscriptFinal',
-    description: 'The `transcript.final` frame: the settled text of a span of audio; it will not change. Spans of consecutive finals\nfollow each other without overlap. The server sends a final when the speaker pauses, in answer to `finalize`, and\nfor the audio left at `end`. Extension.\n',
+    description: 'The `transcript.final` frame: the settled text of a span of audio; it will not change. Spans of consecutive finals\nfollow each other without overlap. The server sends a final when the speaker pauses, in answer to `finalize`, and\nfor the audio left at `end`; an engine that re-decodes a rolling window of audio (the reference server\'s Whisper\nengine) also settles the words two consecutive decodes agree on, so a final can end within speech. Extension.\n',
     type: 'object',
     additionalProperties: false,
     required: [

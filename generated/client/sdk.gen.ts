@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client/index.js';
-import type { BlockAccountData, BlockAccountErrors, BlockAccountResponses, CalculatePriceData, CalculatePriceErrors, CalculatePriceResponses, CalculateV2TranscriptionCostData, CalculateV2TranscriptionCostErrors, CalculateV2TranscriptionCostResponses, CancelTranscriptionData, CancelTranscriptionErrors, CancelTranscriptionResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAsyncTranscriptionData, CreateAsyncTranscriptionErrors, CreateAsyncTranscriptionResponses, CreateAsyncTranscriptionUploadData, CreateAsyncTranscriptionUploadErrors, CreateAsyncTranscriptionUploadResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionJsonData, CreateChatCompletionJsonErrors, CreateChatCompletionJsonResponses, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateOpenAiAudioTranscriptionData, CreateOpenAiAudioTranscriptionErrors, CreateOpenAiAudioTranscriptionResponses, CreateOpenAiChatCompletionData, CreateOpenAiChatCompletionErrors, CreateOpenAiChatCompletionResponses, CreateOpenAiEmbeddingData, CreateOpenAiEmbeddingErrors, CreateOpenAiEmbeddingResponses, CreateStreamedChatCompletionData, CreateStreamedChatCompletionErrors, CreateStreamedChatCompletionResponse, CreateStreamedChatCompletionResponses, CreateStreamSessionData, CreateStreamSessionErrors, CreateStreamSessionResponses, CreateSyncTranscriptionData, CreateSyncTranscriptionErrors, CreateSyncTranscriptionResponses, CreateV2ChatCompletionData, CreateV2ChatCompletionErrors, CreateV2ChatCompletionResponses, CreateV2TranscriptChatCompletionData, CreateV2TranscriptChatCompletionErrors, CreateV2TranscriptChatCompletionResponses, CreateV2TranscriptionData, CreateV2TranscriptionErrors, CreateV2TranscriptionResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DownloadV2TranscriptionJsonData, DownloadV2TranscriptionJsonErrors, DownloadV2TranscriptionJsonResponses, DownloadV2TranscriptionPdfData, DownloadV2TranscriptionPdfErrors, DownloadV2TranscriptionPdfResponses, DownloadV2TranscriptionResultData, DownloadV2TranscriptionResultErrors, DownloadV2TranscriptionResultResponses, DownloadV2TranscriptionTextData, DownloadV2TranscriptionTextErrors, DownloadV2TranscriptionTextResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetBillingUsageData, GetBillingUsageErrors, GetBillingUsageResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetTranscriptionResultData, GetTranscriptionResultErrors, GetTranscriptionResultJsonData, GetTranscriptionResultJsonErrors, GetTranscriptionResultJsonResponses, GetTranscriptionResultResponses, GetTranscriptionResultSrtData, GetTranscriptionResultSrtErrors, GetTranscriptionResultSrtResponses, GetTranscriptionResultTextData, GetTranscriptionResultTextErrors, GetTranscriptionResultTextResponses, GetTranscriptionResultVttData, GetTranscriptionResultVttErrors, GetTranscriptionResultVttResponses, GetTranscriptionStatusData, GetTranscriptionStatusErrors, GetTranscriptionStatusResponses, GetV2TranscriptionData, GetV2TranscriptionErrors, GetV2TranscriptionResponses, IssueAccountApiKeyData, IssueAccountApiKeyErrors, IssueAccountApiKeyResponses, IssueAccountKeyPairData, IssueAccountKeyPairErrors, IssueAccountKeyPairResponses, ListAccountLedgerData, ListAccountLedgerErrors, ListAccountLedgerResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListTranscriptionsData, ListTranscriptionsErrors, ListTranscriptionsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, TopUpAccountData, TopUpAccountErrors, TopUpAccountResponses, UnblockAccountData, UnblockAccountErrors, UnblockAccountResponses, UpdateAccountData, UpdateAccountErrors, UpdateAccountResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
+import type { BlockAccountData, BlockAccountErrors, BlockAccountResponses, CalculatePriceData, CalculatePriceErrors, CalculatePriceResponses, CalculateV2TranscriptionCostData, CalculateV2TranscriptionCostErrors, CalculateV2TranscriptionCostResponses, CancelTranscriptionData, CancelTranscriptionErrors, CancelTranscriptionResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAsyncTranscriptionData, CreateAsyncTranscriptionErrors, CreateAsyncTranscriptionResponses, CreateAsyncTranscriptionUploadData, CreateAsyncTranscriptionUploadErrors, CreateAsyncTranscriptionUploadResponses, CreateChatCompletionData, CreateChatCompletionErrors, CreateChatCompletionJsonData, CreateChatCompletionJsonErrors, CreateChatCompletionJsonResponses, CreateChatCompletionResponses, CreateEmbeddingData, CreateEmbeddingErrors, CreateEmbeddingResponses, CreateOpenAiAudioTranscriptionData, CreateOpenAiAudioTranscriptionErrors, CreateOpenAiAudioTranscriptionResponses, CreateOpenAiChatCompletionData, CreateOpenAiChatCompletionErrors, CreateOpenAiChatCompletionResponses, CreateOpenAiEmbeddingData, CreateOpenAiEmbeddingErrors, CreateOpenAiEmbeddingResponses, CreateOpenAiResponseData, CreateOpenAiResponseErrors, CreateOpenAiResponseResponses, CreateStreamedChatCompletionData, CreateStreamedChatCompletionErrors, CreateStreamedChatCompletionResponse, CreateStreamedChatCompletionResponses, CreateStreamSessionData, CreateStreamSessionErrors, CreateStreamSessionResponses, CreateSyncTranscriptionData, CreateSyncTranscriptionErrors, CreateSyncTranscriptionResponses, CreateV2ChatCompletionData, CreateV2ChatCompletionErrors, CreateV2ChatCompletionResponses, CreateV2TranscriptChatCompletionData, CreateV2TranscriptChatCompletionErrors, CreateV2TranscriptChatCompletionResponses, CreateV2TranscriptionData, CreateV2TranscriptionErrors, CreateV2TranscriptionResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DownloadV2TranscriptionJsonData, DownloadV2TranscriptionJsonErrors, DownloadV2TranscriptionJsonResponses, DownloadV2TranscriptionPdfData, DownloadV2TranscriptionPdfErrors, DownloadV2TranscriptionPdfResponses, DownloadV2TranscriptionResultData, DownloadV2TranscriptionResultErrors, DownloadV2TranscriptionResultResponses, DownloadV2TranscriptionTextData, DownloadV2TranscriptionTextErrors, DownloadV2TranscriptionTextResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetBillingUsageData, GetBillingUsageErrors, GetBillingUsageResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetModelData, GetModelErrors, GetModelResponses, GetTranscriptionResultData, GetTranscriptionResultErrors, GetTranscriptionResultJsonData, GetTranscriptionResultJsonErrors, GetTranscriptionResultJsonResponses, GetTranscriptionResultResponses, GetTranscriptionResultSrtData, GetTranscriptionResultSrtErrors, GetTranscriptionResultSrtResponses, GetTranscriptionResultTextData, GetTranscriptionResultTextErrors, GetTranscriptionResultTextResponses, GetTranscriptionResultVttData, GetTranscriptionResultVttErrors, GetTranscriptionResultVttResponses, GetTranscriptionStatusData, GetTranscriptionStatusErrors, GetTranscriptionStatusResponses, GetV2TranscriptionData, GetV2TranscriptionErrors, GetV2TranscriptionResponses, IssueAccountApiKeyData, IssueAccountApiKeyErrors, IssueAccountApiKeyResponses, IssueAccountKeyPairData, IssueAccountKeyPairErrors, IssueAccountKeyPairResponses, ListAccountLedgerData, ListAccountLedgerErrors, ListAccountLedgerResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListModelsData, ListModelsErrors, ListModelsResponses, ListTranscriptionsData, ListTranscriptionsErrors, ListTranscriptionsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, TopUpAccountData, TopUpAccountErrors, TopUpAccountResponses, UnblockAccountData, UnblockAccountErrors, UnblockAccountResponses, UpdateAccountData, UpdateAccountErrors, UpdateAccountResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -23,8 +23,9 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  *
  * Reports whether the server, its database, its job queue and its engines work. It needs no authentication and
  * is not rate limited. Extension (the interface document does not show the body): 200 when `status` is `ok` or
- * `degraded` (an engine unavailable or the job queue stopped), 503 with the same body when the database is
- * unreachable. The body also names the process's role and its view of the job queue; a `worker` process serves
+ * `degraded` (an engine unavailable, the job queue stopped, the data disk below its threshold or the webhook
+ * backlog late), 503 with the same body when the database does not answer or the process is draining (shutting
+ * down). It answers within 1 s: a dependency that does not answer by then is reported as `error`. The body also names the process's role and its view of the job queue; a `worker` process serves
  * only this operation (every other path is 404 `not_found`).
  *
  */
@@ -33,16 +34,21 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
 /**
  * Create a sync transcription
  *
- * Uploads a short file (multipart field `file`, up to 25 MB and 5 minutes of audio) and creates a `sync` task.
- * The default priority is `lightning`. The response shows the task in status `ready` with progress 0, mode `sync`
- * and source type `upload`; read the result from `GET /v3/transcriptions/status/{id}` (for a very short file the
- * task completes almost at once, so one or two polls are enough). Funds for the probed duration are reserved
- * here and the billed minutes are captured on completion. A file over a limit, in an unsupported format or in an
- * unsupported language is rejected with 400 before anything is charged. The duration that is limited and billed is
- * that of the decoded audio, not the one the container states: a file whose header states less than its audio
- * lasts is accepted here, and its task then ends `failed` with `duration_exceeded` (param `file`, nothing charged)
- * once the decode has passed 5 minutes, or is billed for its decoded minutes (the reservation grows first; when
- * the available balance cannot cover that, the task fails with `insufficient_balance` and nothing is charged).
+ * Send a short recording as the multipart field `file` (up to 25 MB and 5 minutes of audio) with the fields
+ * `language`, `priority`, `diarization` and `output`; this creates a `sync` task.
+ *
+ * The response shows the task in status `ready` with progress 0, mode `sync` and source type `upload`; read the
+ * result from `GET /v3/transcriptions/status/{id}` (for a very short file the task completes almost at once, so
+ * one or two polls are enough). The default priority is `lightning`.
+ *
+ * Funds for the probed duration are reserved here and the billed minutes are captured on completion. A file over a
+ * limit, in an unsupported format or in an unsupported language is rejected with 400 before anything is charged.
+ *
+ * The duration that is limited and billed is that of the decoded audio, not the one the container states: a file
+ * whose header states less than its audio lasts is accepted here, and its task then ends `failed` with
+ * `duration_exceeded` (param `file`, nothing charged) once the decode has passed 5 minutes, or is billed for its
+ * decoded minutes (the reservation grows first; when the available balance cannot cover that, the task fails with
+ * `insufficient_balance` and nothing is charged).
  *
  */
 export const createSyncTranscription = <ThrowOnError extends boolean = false>(options: Options<CreateSyncTranscriptionData, ThrowOnError>) => (options.client ?? client).post<CreateSyncTranscriptionResponses, CreateSyncTranscriptionErrors, ThrowOnError>({
@@ -259,6 +265,19 @@ export const getTranscriptionResultText = <ThrowOnError extends boolean = false>
 export const listModels = <ThrowOnError extends boolean = false>(options?: Options<ListModelsData, ThrowOnError>) => (options?.client ?? client).get<ListModelsResponses, ListModelsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v3/models',
+    ...options
+});
+
+/**
+ * Get a model
+ *
+ * Extension: one model of `GET /v3/models` by its id, in OpenAI's model shape, so `client.models.retrieve(id)` of
+ * the OpenAI SDKs works with `baseURL = <server>/v3`. An id this server does not offer is 404 `model_not_found`.
+ *
+ */
+export const getModel = <ThrowOnError extends boolean = false>(options: Options<GetModelData, ThrowOnError>) => (options.client ?? client).get<GetModelResponses, GetModelErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v3/models/{id}',
     ...options
 });
 
@@ -506,7 +525,11 @@ export const listWebhookDeliveries = <ThrowOnError extends boolean = false>(opti
  *
  * Extension: the OpenAI-compatible twin of `POST /v3/chat/completions/create`, so the official OpenAI SDKs work with
  * `baseURL = <server>/v3` and the same Bearer key. The body is OpenAI's: the same fields, defaults and limits, and
- * unknown OpenAI fields are accepted and ignored (tool calls and `n` > 1 are not implemented). Answers, streaming
+ * unknown OpenAI fields are accepted and ignored (`n` > 1 is not implemented). Function calling works as OpenAI's:
+ * `tools`, `tool_choice` and `parallel_tool_calls`; an answer that calls tools has `message.tool_calls`, `content`
+ * null when it has no text, and `finish_reason` `tool_calls`, and a stream carries the calls in
+ * `delta.tool_calls`. On a local model the arguments are generated under a grammar of the function's `parameters`
+ * and validated against them; an upstream model's calls are passed through. Answers, streaming
  * events and errors are the same as on `POST /v3/chat/completions/create`; the error body `{"error": {type, code,
  * message, param}}` has OpenAI's shape. Billing: at the start the prompt tokens plus `max_tokens` (capped by a
  * server setting) are reserved (402 `insufficient_balance` when the available balance does not cover that); on
@@ -516,6 +539,30 @@ export const listWebhookDeliveries = <ThrowOnError extends boolean = false>(opti
 export const createOpenAiChatCompletion = <ThrowOnError extends boolean = false>(options: Options<CreateOpenAiChatCompletionData, ThrowOnError>) => (options.client ?? client).post<CreateOpenAiChatCompletionResponses, CreateOpenAiChatCompletionErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v3/chat/completions',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Create a response with the OpenAI responses API
+ *
+ * Extension: the stateless subset of OpenAI's Responses API, so the OpenAI SDK's `responses.create` and the Vercel
+ * AI SDK's default OpenAI provider (`openai('service-mini')`) work with `baseURL = <server>/v3` and the same Bearer
+ * key. A request is a chat completion under other names: `instructions` is a system message before `input`,
+ * `max_output_tokens` is `max_tokens`, `text.format` is `response_format`; the same engines, limits, rate limits,
+ * errors and billing as `POST /v3/chat/completions` (the prompt tokens plus `max_output_tokens`, capped by a server
+ * setting, reserved at the start, 402 `insufficient_balance` when the balance does not cover that; the actual input
+ * and output tokens charged at the end). Nothing is stored: `previous_response_id` and `conversation` are 400, and
+ * there is no route to retrieve a response. Function calling is not offered here (`tools` is 400); unknown OpenAI
+ * fields are accepted and ignored.
+ *
+ */
+export const createOpenAiResponse = <ThrowOnError extends boolean = false>(options: Options<CreateOpenAiResponseData, ThrowOnError>) => (options.client ?? client).post<CreateOpenAiResponseResponses, CreateOpenAiResponseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v3/responses',
     ...options,
     headers: {
         'Content-Type': 'application/json',
@@ -606,6 +653,13 @@ export const calculateV2TranscriptionCost = <ThrowOnError extends boolean = fals
  * insufficient balance) end the transcription as `failed` with `error_message`; 402 is answered here only when the
  * available balance is already zero or below. As in v3, the duration limited and billed is that of the decoded
  * audio, not the one the container states.
+ *
+ * Body limits (Extension): the uploaded `file` may be up to the server's async limit (`SCRIBE_ASYNC_MAX_BYTES`,
+ * 500 MiB by default) and is refused with 400 (`file` is too large) as soon as more has arrived; each other field
+ * up to 64 KiB and at most 100 fields. With `X-Signature-Version: 2` the signature covers the body, which is read
+ * (and hashed as it streams to disk) before the signature can be checked; everything that needs no body is checked
+ * first, so missing credential headers, an unknown public key, a timestamp outside the window or an address over
+ * the failed-authentication limit are answered 401 or 429 without reading the upload.
  *
  */
 export const createV2Transcription = <ThrowOnError extends boolean = false>(options: Options<CreateV2TranscriptionData, ThrowOnError>) => (options.client ?? client).post<CreateV2TranscriptionResponses, CreateV2TranscriptionErrors, ThrowOnError>({
@@ -737,7 +791,8 @@ export const downloadV2TranscriptionPdf = <ThrowOnError extends boolean = false>
  * Create a v2 chat completion
  *
  * OpenAI-compatible chat on the signed interface. The body is OpenAI's chat request (the same fields, defaults and
- * limits as `POST /v3/chat/completions`; unknown OpenAI fields are accepted and ignored). The answer is the same
+ * limits as `POST /v3/chat/completions`, function calling included; unknown OpenAI fields are accepted and
+ * ignored). The answer is the same
  * `ChatCompletion`, or with `stream: true` the same server-sent events, as on `POST /v3/chat/completions/create`.
  * Every error has the validation error body; an unknown model is a validation error (400) here. Mid-stream failures
  * use the same in-band event as v3, `data: {"error": {type, code, message, param}}` followed by `data: [DONE]`,

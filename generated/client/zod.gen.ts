@@ -8,10 +8,17 @@ import * as z from 'zod';
  * Overall state of the server.
  * - `ok`: the database and the job queue answer and every engine is available.
  * - `degraded`: the server answers but something is missing: an engine is unavailable, the job queue is not
- * running, or (with HTTP 503) the database is unreachable.
+ * running, the data disk is below its free-space threshold, the webhook backlog is late, or (with HTTP 503)
+ * the database is unreachable.
+ * - `draining`: extension; the process received SIGTERM and finishes the work in flight before it exits (HTTP
+ * 503, so that a load balancer stops sending it requests).
  *
  */
-export const zHealthStatus = z.enum(['ok', 'degraded']);
+export const zHealthStatus = z.enum([
+    'ok',
+    'degraded',
+    'draining'
+]);
 
 /**
  * HealthCheckStatus
@@ -39,7 +46,10 @@ export const zEngineAvailability = z.enum(['available', 'unavailable']);
  *
  * Liveness and readiness of the server. Extension (the interface document does not show this body): `status` is
  * `ok` when every check passes and `degraded` otherwise; the HTTP status is 200 for both, and 503 (with this same
- * body, `status` `degraded` and `checks.database` `error`) when the database is unreachable.
+ * body) when the database does not answer within the check's bound (`status` `degraded`, `checks.database` `error`)
+ * or the process is shutting down (`status` `draining`), so that a load balancer stops sending it requests. The
+ * report itself is answered within 1 s whatever its dependencies do: a check that has not answered by then is
+ * `error`.
  *
  */
 export const zHealth = z.object({
@@ -58,6 +68,8 @@ export const zHealth = z.object({
     checks: z.object({
         database: zHealthCheckStatus,
         queue: zHealthCheckStatus,
+        disk: zHealthCheckStatus.optional(),
+        webhooks: zHealthCheckStatus.optional(),
         engines: z.object({
             transcription: zEngineAvailability,
             chat: zEngineAvailability,
@@ -68,6 +80,32 @@ export const zHealth = z.object({
             chat: z.string().min(1).optional(),
             embedding: z.string().min(1).optional()
         }).optional()
+    })
+});
+
+/**
+ * BadRequestErrorResponse
+ *
+ * Body of a v3 or admin 400 response: the request is invalid; `param` names the offending field. `error.type` is always `invalid_request_error`, the interface
+ * document's type for 400, and `error.code` is one of the codes listed.
+ *
+ */
+export const zBadRequestErrorResponse = z.object({
+    error: z.object({
+        type: z.enum(['invalid_request_error']),
+        code: z.enum([
+            'invalid_parameter',
+            'missing_parameter',
+            'invalid_json',
+            'file_too_large',
+            'duration_exceeded',
+            'unsupported_format',
+            'unsupported_language',
+            'download_failed',
+            'context_length_exceeded'
+        ]),
+        message: z.string(),
+        param: z.string().nullable()
     })
 });
 
@@ -107,7 +145,7 @@ export const zPriority = z.enum(['queue', 'lightning']);
  */
 export const zSyncTranscriptionRequest = z.object({
     file: z.string(),
-    language: z.string().max(35).regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().default('ru'),
+    language: z.string().max(35).regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/).optional().default('ru'),
     priority: zPriority.optional().default('lightning'),
     diarization: z.boolean().optional().default(false),
     output: z.string().max(1024).optional()
@@ -268,7 +306,10 @@ export const zErrorType = z.enum([
  * they end the task as `failed` with the same error object, as do `download_failed` and `task_failed`);
  * `key_limit_exceeded` 409; `model_not_found` 404; `not_found` 404; `invalid_parameter`, `missing_parameter`,
  * `invalid_json`, `context_length_exceeded` 400; `unsupported_media_type` 415; `method_not_allowed` 405;
- * `idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500.
+ * `idempotency_key_reused` and `invalid_state` 409; `engine_unavailable` 503; `internal_error` 500. Any operation may
+ * answer 503 with `Retry-After` and `database_unavailable` (the database did not answer within the server's bound)
+ * or `insufficient_storage` (the server's data disk is below its free-space threshold or full); both are the
+ * server's state, not the request's, and the same request may be retried after `Retry-After` seconds.
  *
  */
 export const zErrorCode = z.enum([
@@ -295,6 +336,8 @@ export const zErrorCode = z.enum([
     'idempotency_key_reused',
     'invalid_state',
     'engine_unavailable',
+    'database_unavailable',
+    'insufficient_storage',
     'internal_error'
 ]);
 
@@ -336,7 +379,7 @@ export const zTranscription = z.object({
     duration_minutes: z.number().gte(0).optional(),
     minutes_billed: z.int().gte(0).optional(),
     cost: z.number().gte(0).optional(),
-    language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/),
+    language: z.string().regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/),
     priority: zPriority,
     mode: zTranscriptionMode,
     diarization: z.boolean(),
@@ -355,32 +398,6 @@ export const zTranscription = z.object({
  */
 export const zTranscriptionResponse = z.object({
     data: zTranscription
-});
-
-/**
- * BadRequestErrorResponse
- *
- * Body of a v3 or admin 400 response: the request is invalid; `param` names the offending field. `error.type` is always `invalid_request_error`, the interface
- * document's type for 400, and `error.code` is one of the codes listed.
- *
- */
-export const zBadRequestErrorResponse = z.object({
-    error: z.object({
-        type: z.enum(['invalid_request_error']),
-        code: z.enum([
-            'invalid_parameter',
-            'missing_parameter',
-            'invalid_json',
-            'file_too_large',
-            'duration_exceeded',
-            'unsupported_format',
-            'unsupported_language',
-            'download_failed',
-            'context_length_exceeded'
-        ]),
-        message: z.string(),
-        param: z.string().nullable()
-    })
 });
 
 /**
@@ -487,14 +504,20 @@ export const zTooManyRequestsErrorResponse = z.object({
 /**
  * ServiceUnavailableErrorResponse
  *
- * Body of a v3 or admin 503 response: the engine behind the operation is not available; retry with a delay. `error.type` is always `server_error`, the interface
+ * Body of a v3 or admin 503 response: the engine behind the operation is not available (`engine_unavailable`), the
+ * database did not answer in time (`database_unavailable`) or the server's data disk is full
+ * (`insufficient_storage`); retry with a delay. `error.type` is always `server_error`, the interface
  * document's type for 503, and `error.code` is one of the codes listed.
  *
  */
 export const zServiceUnavailableErrorResponse = z.object({
     error: z.object({
         type: z.enum(['server_error']),
-        code: z.enum(['engine_unavailable']),
+        code: z.enum([
+            'engine_unavailable',
+            'database_unavailable',
+            'insufficient_storage'
+        ]),
         message: z.string(),
         param: z.string().nullable()
     })
@@ -524,7 +547,7 @@ export const zHttpUrl = z.url().max(2048).regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[
  */
 export const zAsyncTranscriptionJsonRequest = z.object({
     url: zHttpUrl,
-    language: z.string().max(35).regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().default('ru'),
+    language: z.string().max(35).regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/).optional().default('ru'),
     priority: zPriority.optional().default('queue'),
     diarization: z.boolean().optional().default(false),
     output: zOutputOptions.optional()
@@ -541,7 +564,7 @@ export const zAsyncTranscriptionJsonRequest = z.object({
  */
 export const zAsyncTranscriptionMultipartRequest = z.object({
     file: z.string(),
-    language: z.string().max(35).regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().default('ru'),
+    language: z.string().max(35).regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/).optional().default('ru'),
     priority: zPriority.optional().default('queue'),
     diarization: z.boolean().optional().default(false),
     output: z.string().max(1024).optional()
@@ -678,7 +701,7 @@ export const zChatRole = z.enum([
  */
 export const zChatMessage = z.object({
     role: zChatRole,
-    content: z.string()
+    content: z.string().max(524288)
 });
 
 /**
@@ -716,8 +739,8 @@ export const zChatResponseFormatJsonObject = z.object({
  * The schema an answer in `json_schema` mode must satisfy, in OpenAI's `response_format.json_schema` shape.
  */
 export const zJsonSchemaDefinition = z.object({
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
-    description: z.string().optional(),
+    name: z.string().max(64).regex(/^[a-zA-Z0-9_-]{1,64}$/),
+    description: z.string().max(4096).optional(),
     schema: z.record(z.string(), z.unknown()),
     strict: z.boolean().nullish().default(false)
 });
@@ -738,7 +761,12 @@ export const zChatResponseFormatJsonSchema = z.object({
  * Form of the answer, checked as in the OpenAI format: `{type: text}` (plain text, the default),
  * `{type: json_object}` (the answer parses as a JSON object) or `{type: json_schema, json_schema: {name, schema}}`
  * (the answer is JSON valid against `schema`). The JSON modes are enforced while generating and the answer is
- * validated before it is returned; an answer that cannot be made valid is an error, never invalid output. The
+ * validated before it is returned; an answer that cannot be made valid is an error, never invalid output.
+ * Extension: an answer cut by `max_tokens` (or the end of the context window) is not checked and ends 200 with
+ * `finish_reason` `length`, as OpenAI's does: its JSON is incomplete. A whole answer that fails `schema` is 400
+ * `invalid_parameter` with `param` `response_format.json_schema.schema` (in a stream: the in-band error event): the
+ * engine enforces a schema's structure and types while generating but not `pattern`, `minimum`/`maximum`, lengths or
+ * `format`, so only a schema using those can fail; its tokens are charged. The
  * variants are told apart by the single value of their `type` enum (no `discriminator` keyword: without a `mapping` code
  * generators derive wrong values from the schema names, and Ajv refuses a `mapping`).
  *
@@ -756,7 +784,7 @@ export const zChatResponseFormat = z.union([
  */
 export const zChatCompletionRequest = z.object({
     model: zChatModelId,
-    messages: z.array(zChatMessage).min(1),
+    messages: z.array(zChatMessage).min(1).max(1024),
     temperature: z.number().gte(0).lte(2).optional().default(0.7),
     max_tokens: z.int().gte(1).lte(32000).optional().default(32000),
     max_completion_tokens: z.int().gte(1).lte(32000).optional(),
@@ -766,23 +794,42 @@ export const zChatCompletionRequest = z.object({
 });
 
 /**
+ * ChatToolCall
+ *
+ * A call of a function tool, as the model made it (in an answer) or as the caller gives it back (history).
+ */
+export const zChatToolCall = z.object({
+    id: z.string().max(256),
+    type: z.enum(['function']),
+    function: z.object({
+        name: z.string().max(256),
+        arguments: z.string().max(524288)
+    })
+});
+
+/**
  * ChatCompletionMessage
  *
- * The model's answer.
+ * The model's answer, as text or as calls of the request's tools.
  */
 export const zChatCompletionMessage = z.object({
     role: z.enum(['assistant']),
-    content: z.string()
+    content: z.string().nullable(),
+    tool_calls: z.array(zChatToolCall).min(1).optional()
 });
 
 /**
  * FinishReason
  *
- * Why the model stopped: `stop` (the answer is complete) or `length` (cut by `max_tokens` or by the end of the
- * model's context window).
+ * Why the model stopped: `stop` (the answer is complete), `length` (cut by `max_tokens` or by the end of the
+ * model's context window) or `tool_calls` (the answer calls tools; only when the request offered `tools`).
  *
  */
-export const zFinishReason = z.enum(['stop', 'length']);
+export const zFinishReason = z.enum([
+    'stop',
+    'length',
+    'tool_calls'
+]);
 
 /**
  * ChatCompletionChoice
@@ -821,15 +868,35 @@ export const zChatCompletion = z.object({
 });
 
 /**
+ * ChatToolCallDelta
+ *
+ * A piece of a tool call in a stream chunk, as OpenAI streams them: the first piece of a call has its `index`, `id`,
+ * `type` and `function.name` (with `function.arguments` empty); later pieces have the `index` and the next fragment
+ * of `function.arguments`. The call's arguments are the concatenation of its fragments.
+ *
+ */
+export const zChatToolCallDelta = z.object({
+    index: z.int().gte(0),
+    id: z.string().optional(),
+    type: z.enum(['function']).optional(),
+    function: z.object({
+        name: z.string().optional(),
+        arguments: z.string().optional()
+    }).optional()
+});
+
+/**
  * ChatCompletionDelta
  *
  * The part of the answer carried by one stream chunk. The first chunk has `{role: assistant, content: ""}`, content
- * chunks have `content` only, and the finishing chunk has an empty delta `{}`.
+ * chunks have `content` only, tool-call chunks have `tool_calls` only, and the finishing chunk has an empty delta
+ * `{}`.
  *
  */
 export const zChatCompletionDelta = z.object({
     role: z.enum(['assistant']).optional(),
-    content: z.string().optional()
+    content: z.string().optional(),
+    tool_calls: z.array(zChatToolCallDelta).min(1).optional()
 });
 
 /**
@@ -944,8 +1011,10 @@ export const zChatCompletionStreamDone = z.enum(['[DONE]']);
  * as the model stops. Order:
  *
  * 1. a chunk whose delta is `{"role": "assistant", "content": ""}`;
- * 2. content chunks, each with `delta.content` holding the next piece of the answer (one token or more);
- * 3. a chunk with an empty delta `{}` and `finish_reason` `stop` (or `length` when `max_tokens` or the context
+ * 2. content chunks, each with `delta.content` holding the next piece of the answer (one token or more), and, when
+ * the answer calls tools, tool-call chunks: `delta.tool_calls` with one piece of a call each, its `index`, `id`,
+ * `type` and `function.name` first, then fragments of `function.arguments` (OpenAI's order);
+ * 3. a chunk with an empty delta `{}` and `finish_reason` `stop` (`tool_calls` when the answer calls tools, `length` when `max_tokens` or the context
  * window cut the answer);
  * 4. only with `stream_options.include_usage`: a usage chunk with `choices: []` and `usage`;
  * 5. `data: [DONE]`.
@@ -969,12 +1038,12 @@ export const zChatCompletionStreamEvent = z.union([
 export const zEmbeddingRequest = z.object({
     model: z.enum(['service-embedding']),
     input: z.union([
-        z.string().min(1),
-        z.array(z.string().min(1)).min(1).max(2048)
+        z.string().min(1).max(131072),
+        z.array(z.string().min(1).max(131072)).min(1).max(2048)
     ]),
     encoding_format: z.enum(['float', 'base64']).optional(),
     dimensions: z.int().gte(1).lte(512).optional(),
-    user: z.string().optional()
+    user: z.string().max(256).optional()
 });
 
 /**
@@ -1205,7 +1274,7 @@ export const zWebhookEventType = z.enum(['transcription.completed', 'transcripti
  */
 export const zWebhookCreateRequest = z.object({
     url: zHttpUrl,
-    events: z.array(zWebhookEventType).min(1),
+    events: z.array(zWebhookEventType).min(1).max(2),
     description: z.string().max(500).optional()
 });
 
@@ -1264,7 +1333,7 @@ export const zWebhookList = z.object({
  */
 export const zWebhookUpdateRequest = z.object({
     url: zHttpUrl.optional(),
-    events: z.array(zWebhookEventType).min(1).optional(),
+    events: z.array(zWebhookEventType).min(1).max(2).optional(),
     description: z.string().max(500).nullish(),
     enabled: z.boolean().optional()
 });
@@ -1327,27 +1396,445 @@ export const zWebhookDeliveryList = z.object({
 });
 
 /**
+ * OpenAIChatContentPart
+ *
+ * One part of a message's content: a text part. The models take text only, so a part of another type (`image_url`,
+ * `input_audio`, `file`) is refused by validation: 400 naming the part's field (`messages.1.content.0.text`
+ * or `messages.1.content.0.type`).
+ *
+ */
+export const zOpenAiChatContentPart = z.object({
+    type: z.enum(['text']),
+    text: z.string().max(524288)
+});
+
+/**
+ * OpenAIChatMessage
+ *
+ * One message of the conversation in OpenAI's shape. `developer` is read as `system`; `content` is a string or an
+ * array of text parts (joined with newlines); `name` is accepted and ignored. Tool-call history: an `assistant`
+ * message may carry `tool_calls` and each `tool` message answers one of them by `tool_call_id`. Extension: other
+ * OpenAI message fields are accepted and ignored; a `content` that is null or absent is empty text; a content part
+ * that is not text (`image_url`, `input_audio`, `file`) is 400 naming the part's field (its `text` or `type`), since
+ * the models take text only; a `tool` message whose `tool_call_id` is absent or names no tool call of an earlier
+ * assistant message is read as a user message stating the result.
+ *
+ */
+export const zOpenAiChatMessage = z.object({
+    role: z.enum([
+        'system',
+        'developer',
+        'user',
+        'assistant',
+        'tool'
+    ]),
+    content: z.union([
+        z.string().max(524288),
+        z.array(zOpenAiChatContentPart).max(1024)
+    ]).nullish(),
+    name: z.string().max(256).optional(),
+    tool_calls: z.array(zChatToolCall).max(128).optional(),
+    tool_call_id: z.string().max(256).optional()
+});
+
+/**
+ * ChatFunctionDefinition
+ *
+ * A function the model may call, in OpenAI's `tools[].function` shape.
+ */
+export const zChatFunctionDefinition = z.object({
+    name: z.string().max(64).regex(/^[a-zA-Z0-9_-]{1,64}$/),
+    description: z.string().max(4096).optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullish().default(false)
+});
+
+/**
+ * ChatTool
+ *
+ * A tool the model may call; only function tools exist.
+ */
+export const zChatTool = z.object({
+    type: z.enum(['function']),
+    function: zChatFunctionDefinition
+});
+
+/**
+ * ChatNamedToolChoice
+ *
+ * A call of one named function; the name must be one of the request's `tools`.
+ */
+export const zChatNamedToolChoice = z.object({
+    type: z.enum(['function']),
+    function: z.object({
+        name: z.string().max(64)
+    })
+});
+
+/**
+ * ChatToolChoice
+ *
+ * Whether and which tool the model calls: `none` (answer with text; the tools are not shown to the model), `auto`
+ * (the model chooses between text and calls; the default when `tools` are given), `required` (one call or more of
+ * any tool), or `{"type": "function", "function": {"name": ...}}` (a call of that function). Without `tools`, only
+ * `none` and `auto` are accepted.
+ *
+ */
+export const zChatToolChoice = z.union([
+    z.literal('none'),
+    z.literal('auto'),
+    z.literal('required'),
+    zChatNamedToolChoice
+]);
+
+/**
  * OpenAIChatCompletionRequest
  *
  * Body of the OpenAI-compatible chat endpoints (`POST /v3/chat/completions` and `POST /v2/chat/completions`): the
  * fields of `ChatCompletionRequest` with the same defaults and limits, plus `n` and `user`. The object is open:
  * other OpenAI request fields (for example `top_p`, `seed`, `stop`, `presence_penalty`, `logprobs`) are accepted
- * and ignored, so that OpenAI SDKs and tools that send them keep working. Tool calls and several choices are not
- * implemented.
+ * and ignored, so that OpenAI SDKs and tools that send them keep working. Function calling (`tools`, `tool_choice`,
+ * `parallel_tool_calls`) works as OpenAI's; several choices are not implemented.
  *
  */
 export const zOpenAiChatCompletionRequest = z.object({
     model: zChatModelId,
-    messages: z.array(zChatMessage).min(1),
+    messages: z.array(zOpenAiChatMessage).min(1).max(1024),
     temperature: z.number().gte(0).lte(2).optional().default(0.7),
     max_tokens: z.int().gte(1).lte(32000).optional().default(32000),
     max_completion_tokens: z.int().gte(1).lte(32000).optional(),
     stream: z.boolean().optional().default(false),
     stream_options: zStreamOptions.optional(),
     response_format: zChatResponseFormat.optional(),
+    tools: z.array(zChatTool).max(128).optional(),
+    tool_choice: zChatToolChoice.optional(),
+    parallel_tool_calls: z.boolean().optional().default(true),
     n: z.int().gte(1).lte(1).optional().default(1),
-    user: z.string().optional()
+    user: z.string().max(256).optional()
 });
+
+/**
+ * OpenAIResponseInputTextPart
+ *
+ * A text part of an input message: `input_text` (what a user or system message carries) or `output_text` (an earlier
+ * answer of the assistant, as the SDKs send history back). Other OpenAI part fields (`annotations`) are ignored.
+ *
+ */
+export const zOpenAiResponseInputTextPart = z.object({
+    type: z.enum(['input_text', 'output_text']),
+    text: z.string().max(524288)
+});
+
+/**
+ * OpenAIResponseInputMessage
+ *
+ * One message item of `input`. `developer` is read as `system`; `content` is a string or an array of text parts
+ * (joined with newlines). Other OpenAI item fields (`id`, `status`) are accepted and ignored. An item of another type
+ * (`function_call`, `function_call_output`, `reasoning`, `item_reference`) is refused by validation, 400 naming the
+ * item's field (`input.2.role` or `input.2.type`), and so is a part that is not text (`input_image`, `input_file`,
+ * `input_audio`): 400 naming the part's field (`input.0.content.1.text` or `input.0.content.1.type`), since the
+ * models take text only.
+ *
+ */
+export const zOpenAiResponseInputMessage = z.object({
+    type: z.enum(['message']).optional(),
+    role: z.enum([
+        'system',
+        'developer',
+        'user',
+        'assistant'
+    ]),
+    content: z.union([
+        z.string().max(524288),
+        z.array(zOpenAiResponseInputTextPart).max(1024)
+    ])
+});
+
+/**
+ * OpenAIResponseTextFormatJsonSchema
+ *
+ * The answer is JSON that validates against `schema` (the dialects and checks of chat's `json_schema`).
+ *
+ */
+export const zOpenAiResponseTextFormatJsonSchema = z.object({
+    type: z.enum(['json_schema']),
+    name: z.string().max(64).regex(/^[a-zA-Z0-9_-]{1,64}$/),
+    description: z.string().max(4096).optional(),
+    schema: z.record(z.string(), z.unknown()),
+    strict: z.boolean().nullish()
+});
+
+/**
+ * OpenAIResponseTextFormat
+ *
+ * Form of the answer, as `response_format` on chat: `{type: text}` (the default), `{type: json_object}` (the answer
+ * parses as a JSON object) or `{type: json_schema, name, schema, strict}` (the answer is JSON valid against `schema`;
+ * the Responses API puts the schema's fields beside `type`). The JSON modes are enforced while generating and the
+ * answer is checked as on chat: an answer cut by `max_output_tokens` is not checked (it ends `incomplete`); a whole
+ * answer that fails `schema` is 400 `invalid_parameter` with `param` `text.format.schema` (in a stream: the `error`
+ * event), its tokens charged.
+ *
+ */
+export const zOpenAiResponseTextFormat = z.union([
+    zChatResponseFormatText,
+    zChatResponseFormatJsonObject,
+    zOpenAiResponseTextFormatJsonSchema
+]);
+
+/**
+ * OpenAIResponseTextConfig
+ *
+ * The form of the answer's text. Other OpenAI fields of this object (`verbosity`) are accepted and ignored.
+ *
+ */
+export const zOpenAiResponseTextConfig = z.object({
+    format: zOpenAiResponseTextFormat.optional()
+});
+
+/**
+ * OpenAIResponseRequest
+ *
+ * Body of `POST /v3/responses`, the stateless subset of OpenAI's Responses API that the OpenAI SDK's
+ * `responses.create` and the Vercel AI SDK's default OpenAI provider send: `input` (a string, or message items with
+ * text parts), `instructions`, `max_output_tokens`, `temperature`, `text.format`, `stream`. The object is open: other
+ * OpenAI fields (for example `top_p`, `user`, `include`, `truncation`, `parallel_tool_calls`, `tool_choice`,
+ * `reasoning`) are accepted and ignored. Nothing is stored: `store` is accepted and the answer says `store: false`;
+ * `previous_response_id` and `conversation` (which need stored responses) must be null or absent, and `tools` empty
+ * or absent (function calling is not offered on this route): otherwise 400 `invalid_parameter` naming the field.
+ *
+ */
+export const zOpenAiResponseRequest = z.object({
+    model: zChatModelId,
+    input: z.union([
+        z.string().max(524288),
+        z.array(zOpenAiResponseInputMessage).min(1).max(1024)
+    ]),
+    instructions: z.string().max(524288).nullish(),
+    max_output_tokens: z.int().gte(1).lte(32000).nullish(),
+    temperature: z.number().gte(0).lte(2).nullish(),
+    top_p: z.number().gte(0).lte(1).nullish(),
+    text: zOpenAiResponseTextConfig.optional(),
+    stream: z.boolean().nullish().default(false),
+    store: z.boolean().nullish(),
+    previous_response_id: z.null().optional(),
+    conversation: z.null().optional(),
+    metadata: z.record(z.string(), z.string().max(512)).nullish(),
+    user: z.string().max(256).optional(),
+    tools: z.array(z.unknown()).max(0).nullish()
+});
+
+/**
+ * OpenAIResponseOutputText
+ *
+ * The answer's text as a content part (empty in a stream's `response.content_part.added`).
+ */
+export const zOpenAiResponseOutputText = z.object({
+    type: z.enum(['output_text']),
+    text: z.string(),
+    annotations: z.array(z.unknown()).max(0)
+});
+
+/**
+ * OpenAIResponseOutputMessage
+ *
+ * The answer as an output item: an assistant message with one `output_text` part (no part while it is
+ * `in_progress` in a stream's `response.output_item.added`). `status` is `incomplete` when the answer was cut.
+ *
+ */
+export const zOpenAiResponseOutputMessage = z.object({
+    type: z.enum(['message']),
+    id: z.string().regex(/^msg_[0-9a-f]{32}$/),
+    status: z.enum([
+        'in_progress',
+        'completed',
+        'incomplete'
+    ]),
+    role: z.enum(['assistant']),
+    content: z.array(zOpenAiResponseOutputText).max(1)
+});
+
+/**
+ * OpenAIResponseUsage
+ *
+ * Tokens of the call, as `usage` on chat under the Responses API's names: `input_tokens` are chat's
+ * `prompt_tokens` (`instructions` included), `output_tokens` its `completion_tokens`. Nothing is cached and no model
+ * reasons apart, so both details are 0.
+ *
+ */
+export const zOpenAiResponseUsage = z.object({
+    input_tokens: z.int().gte(0),
+    input_tokens_details: z.object({
+        cached_tokens: z.literal(0)
+    }),
+    output_tokens: z.int().gte(0),
+    output_tokens_details: z.object({
+        reasoning_tokens: z.literal(0)
+    }),
+    total_tokens: z.int().gte(0)
+});
+
+/**
+ * OpenAIResponse
+ *
+ * A response of the Responses API: the answer as one assistant `message` item in `output`, with `usage`. `status` is
+ * `completed`, or `incomplete` (with `incomplete_details.reason` `max_output_tokens`) when `max_output_tokens` or the
+ * end of the model's context window cut the answer; `in_progress` only in a stream's `response.created` and
+ * `response.in_progress` events (then `output` is empty and `usage` null). Nothing is stored (`store` is false).
+ *
+ */
+export const zOpenAiResponse = z.object({
+    id: z.string().regex(/^resp_[0-9a-f]{32}$/),
+    object: z.enum(['response']),
+    created_at: z.int(),
+    status: z.enum([
+        'completed',
+        'incomplete',
+        'in_progress'
+    ]),
+    error: z.null(),
+    incomplete_details: z.object({
+        reason: z.enum(['max_output_tokens'])
+    }).nullable(),
+    instructions: z.string().nullable(),
+    max_output_tokens: z.int().nullable(),
+    model: zChatModelId,
+    output: z.array(zOpenAiResponseOutputMessage).max(1),
+    parallel_tool_calls: z.boolean(),
+    temperature: z.number(),
+    top_p: z.number().nullable(),
+    text: z.object({
+        format: zOpenAiResponseTextFormat
+    }),
+    tool_choice: z.enum(['none']),
+    tools: z.array(z.unknown()).max(0),
+    store: z.literal(false),
+    metadata: z.record(z.string(), z.string()),
+    usage: zOpenAiResponseUsage.nullable()
+});
+
+/**
+ * OpenAIResponseLifecycleEvent
+ *
+ * An event carrying the whole response: `response.created` and `response.in_progress` (first, `status`
+ * `in_progress`), `response.completed` or `response.incomplete` (last, with `output` and `usage`).
+ *
+ */
+export const zOpenAiResponseLifecycleEvent = z.object({
+    type: z.enum([
+        'response.created',
+        'response.in_progress',
+        'response.completed',
+        'response.incomplete'
+    ]),
+    sequence_number: z.int().gte(0),
+    response: zOpenAiResponse
+});
+
+/**
+ * OpenAIResponseOutputItemEvent
+ *
+ * The message item begins (`response.output_item.added`: `in_progress`, no content) or is finished
+ * (`response.output_item.done`: `completed` or `incomplete`, with its text part).
+ *
+ */
+export const zOpenAiResponseOutputItemEvent = z.object({
+    type: z.enum(['response.output_item.added', 'response.output_item.done']),
+    sequence_number: z.int().gte(0),
+    output_index: z.literal(0),
+    item: zOpenAiResponseOutputMessage
+});
+
+/**
+ * OpenAIResponseContentPartEvent
+ *
+ * The text part begins (`response.content_part.added`: empty text) or is finished (`response.content_part.done`: the
+ * whole text).
+ *
+ */
+export const zOpenAiResponseContentPartEvent = z.object({
+    type: z.enum(['response.content_part.added', 'response.content_part.done']),
+    sequence_number: z.int().gte(0),
+    item_id: z.string(),
+    output_index: z.literal(0),
+    content_index: z.literal(0),
+    part: zOpenAiResponseOutputText
+});
+
+/**
+ * OpenAIResponseTextDeltaEvent
+ *
+ * The next piece of the answer's text (one token or more).
+ */
+export const zOpenAiResponseTextDeltaEvent = z.object({
+    type: z.enum(['response.output_text.delta']),
+    sequence_number: z.int().gte(0),
+    item_id: z.string(),
+    output_index: z.literal(0),
+    content_index: z.literal(0),
+    delta: z.string(),
+    logprobs: z.array(z.unknown()).max(0)
+});
+
+/**
+ * OpenAIResponseTextDoneEvent
+ *
+ * The whole text of the answer, once it is generated (the concatenation of the deltas).
+ */
+export const zOpenAiResponseTextDoneEvent = z.object({
+    type: z.enum(['response.output_text.done']),
+    sequence_number: z.int().gte(0),
+    item_id: z.string(),
+    output_index: z.literal(0),
+    content_index: z.literal(0),
+    text: z.string(),
+    logprobs: z.array(z.unknown()).max(0)
+});
+
+/**
+ * OpenAIResponseErrorEvent
+ *
+ * A failure after the stream started (status 200 was sent), for example an engine failure mid-answer or a whole JSON
+ * answer that fails its schema: `error` is the error body the request would have had with its own status. It is the
+ * last event; the tokens already generated are charged.
+ *
+ */
+export const zOpenAiResponseErrorEvent = z.object({
+    type: z.enum(['error']),
+    sequence_number: z.int().gte(0),
+    error: zErrorObject
+});
+
+/**
+ * OpenAIResponseStreamEvent
+ *
+ * The payload of one server-sent event of a streamed response (`stream: true`, `Content-Type: text/event-stream`).
+ * As OpenAI frames them, each event is written as `event: <type>\ndata: <payload>\n\n`, the `event:` name being the
+ * payload's `type`, and every payload carries `sequence_number`, counting from 0 in the order sent. There is no
+ * `[DONE]` line: the response ends after the last event. Text is sent as it is generated (at most about every 20 ms,
+ * as on chat). Order:
+ *
+ * 1. `response.created`, then `response.in_progress` (the response with `status` `in_progress`, empty `output`);
+ * 2. `response.output_item.added` (the message item, `in_progress`, no content) and `response.content_part.added`
+ * (an empty `output_text` part);
+ * 3. `response.output_text.delta` events, each with the next piece of the answer in `delta`;
+ * 4. `response.output_text.done` (the whole text), `response.content_part.done` (the whole part),
+ * `response.output_item.done` (the finished item);
+ * 5. `response.completed`, or `response.incomplete` when `max_output_tokens` cut the answer, with the whole response
+ * and its `usage`.
+ *
+ * If the answer fails after the stream has started, an `error` event carrying the error body is sent instead of the
+ * remaining events and the response ends; the tokens already generated are charged. Errors found before the stream
+ * starts are ordinary JSON error responses with their status code.
+ *
+ */
+export const zOpenAiResponseStreamEvent = z.union([
+    zOpenAiResponseLifecycleEvent,
+    zOpenAiResponseOutputItemEvent,
+    zOpenAiResponseContentPartEvent,
+    zOpenAiResponseTextDeltaEvent,
+    zOpenAiResponseTextDoneEvent,
+    zOpenAiResponseErrorEvent
+]);
 
 /**
  * OpenAIAudioTranscriptionRequest
@@ -1359,8 +1846,8 @@ export const zOpenAiChatCompletionRequest = z.object({
 export const zOpenAiAudioTranscriptionRequest = z.object({
     file: z.string(),
     model: z.enum(['service-transcribe', 'whisper-1']),
-    language: z.string().max(35).regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().default('ru'),
-    prompt: z.string().optional(),
+    language: z.string().max(35).regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/).optional(),
+    prompt: z.string().max(4096).optional(),
     response_format: z.enum([
         'json',
         'text',
@@ -1369,7 +1856,7 @@ export const zOpenAiAudioTranscriptionRequest = z.object({
         'verbose_json'
     ]).optional(),
     temperature: z.number().gte(0).lte(1).optional().default(0),
-    'timestamp_granularities[]': z.array(z.enum(['word', 'segment'])).optional()
+    'timestamp_granularities[]': z.array(z.enum(['word', 'segment'])).max(2).optional()
 });
 
 /**
@@ -1384,22 +1871,21 @@ export const zOpenAiAudioTranscription = z.object({
 /**
  * OpenAITranscriptionSegment
  *
- * One segment of a `verbose_json` transcription (OpenAI's shape). The Whisper decoding statistics (`seek`,
- * `tokens`, `temperature`, `avg_logprob`, `compression_ratio`, `no_speech_prob`) are present only when the engine
- * reports them.
+ * One segment of a `verbose_json` transcription, with every field of OpenAI's segment (SDKs and the AI SDK read
+ * them all). Whisper's decoding statistics are filled with what the engine knows; each field says what that is.
  *
  */
 export const zOpenAiTranscriptionSegment = z.object({
     id: z.int().gte(0),
-    seek: z.int().gte(0).optional(),
+    seek: z.int().gte(0),
     start: z.number().gte(0),
     end: z.number().gte(0),
     text: z.string(),
-    tokens: z.array(z.int()).optional(),
-    temperature: z.number().gte(0).optional(),
-    avg_logprob: z.number().lte(0).optional(),
-    compression_ratio: z.number().gte(0).optional(),
-    no_speech_prob: z.number().gte(0).lte(1).optional()
+    tokens: z.array(z.int()),
+    temperature: z.number().gte(0),
+    avg_logprob: z.number().lte(0),
+    compression_ratio: z.number().gte(0),
+    no_speech_prob: z.number().gte(0).lte(1)
 });
 
 /**
@@ -1426,7 +1912,7 @@ export const zOpenAiAudioTranscriptionVerbose = z.object({
  */
 export const zV2CalculateRequest = z.object({
     priority: zPriority,
-    duration: z.string().regex(/^(?!0{1,4}:00$)[0-9]{1,4}:[0-5][0-9]$/),
+    duration: z.string().max(7).regex(/^(?!0{1,4}:00$)[0-9]{1,4}:[0-5][0-9]$/),
     filename: z.string().min(1).max(255).optional(),
     file_size: z.int().gte(0).lte(1099511627776).optional()
 });
@@ -1457,7 +1943,8 @@ export const zV2CalculateResult = z.object({
  * Kind of a v2/v1 error. `VALIDATION_ERROR` is the interface document's; the others are extensions:
  * `UNAUTHORIZED` 401, `INSUFFICIENT_FUNDS` 402, `FORBIDDEN` 403, `NOT_FOUND` 404, `NOT_READY` 400 (a transcript
  * not ready for chat), `CONFLICT` 409, `UNSUPPORTED_MEDIA_TYPE` 415, `RATE_LIMITED` 429, `INTERNAL_ERROR` 500,
- * `ENGINE_UNAVAILABLE` 503.
+ * `ENGINE_UNAVAILABLE` 503, `SERVICE_UNAVAILABLE` 503 (the database did not answer in time or the data disk is
+ * full; retry after `Retry-After` seconds).
  *
  */
 export const zV2ErrorKind = z.enum([
@@ -1471,7 +1958,8 @@ export const zV2ErrorKind = z.enum([
     'UNSUPPORTED_MEDIA_TYPE',
     'RATE_LIMITED',
     'INTERNAL_ERROR',
-    'ENGINE_UNAVAILABLE'
+    'ENGINE_UNAVAILABLE',
+    'SERVICE_UNAVAILABLE'
 ]);
 
 /**
@@ -1551,17 +2039,29 @@ export const zV2InternalServerErrorResponse = zV2ErrorResponse.and(z.object({
     error: z.enum(['INTERNAL_ERROR']).optional()
 }));
 
+/**
+ * V2ServiceUnavailableErrorResponse
+ *
+ * Body of a v2 or v1 503 response: the engine behind the operation is not available
+ * (`ENGINE_UNAVAILABLE`), or the database or the data disk is (`SERVICE_UNAVAILABLE`). It is the validation error body with `error` pinned to the
+ * kind of 503.
+ *
+ */
+export const zV2ServiceUnavailableErrorResponse = zV2ErrorResponse.and(z.object({
+    error: z.enum(['ENGINE_UNAVAILABLE', 'SERVICE_UNAVAILABLE']).optional()
+}));
+
 export const zV2TranscriptionCreateRequest = z.intersection(z.union([
     z.object({
         file: z.string()
     }),
     z.object({
-        source_url: z.string()
+        source_url: z.string().max(2048)
     })
 ]), z.object({
     file: z.string().optional(),
     source_url: zHttpUrl.optional(),
-    language: z.string().max(35).regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().default('ru'),
+    language: z.string().max(35).regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/).optional().default('ru'),
     priority: zPriority.optional().default('queue'),
     terms: z.string().max(2000).optional(),
     prompt: z.string().min(1).max(4000).optional()
@@ -1587,17 +2087,6 @@ export const zV2PaymentRequiredErrorResponse = zV2ErrorResponse.and(z.object({
  */
 export const zV2ConflictErrorResponse = zV2ErrorResponse.and(z.object({
     error: z.enum(['CONFLICT']).optional()
-}));
-
-/**
- * V2ServiceUnavailableErrorResponse
- *
- * Body of a v2 or v1 503 response: the engine behind the operation is not available. It is the validation error body with `error` pinned to the
- * kind of 503.
- *
- */
-export const zV2ServiceUnavailableErrorResponse = zV2ErrorResponse.and(z.object({
-    error: z.enum(['ENGINE_UNAVAILABLE']).optional()
 }));
 
 /**
@@ -1668,7 +2157,7 @@ export const zV2Transcription = z.object({
     filename: z.string(),
     file_size: z.int().gte(0).nullable(),
     source_type: zSourceType,
-    language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/),
+    language: z.string().regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/),
     normalization_enabled: z.boolean(),
     results: zV2Results.nullable(),
     recognized_speakers: z.array(zSpeaker),
@@ -1708,7 +2197,7 @@ export const zV2NotFoundErrorResponse = zV2ErrorResponse.and(z.object({
  *
  */
 export const zV2TranscriptChatRequest = z.object({
-    messages: z.array(z.string().min(1)).min(1),
+    messages: z.array(z.string().min(1).max(524288)).min(1).max(1024),
     model: zChatModelId.optional().default('service-mini'),
     temperature: z.number().gte(0).lte(2).optional().default(0.1),
     maxTokens: z.int().gte(1).lte(32000).optional(),
@@ -1810,7 +2299,7 @@ export const zAccountList = z.object({
 export const zAccountCreateRequest = z.object({
     name: z.string().min(1).max(100).optional(),
     balance: z.number().gte(0).lte(1000000000).optional().default(0),
-    currency: z.string().regex(/^[A-Z]{3}$/).optional().default('RUB'),
+    currency: z.string().max(3).regex(/^[A-Z]{3}$/).optional().default('RUB'),
     credit_limit: z.number().gte(0).lte(1000000000).optional().default(0),
     overdraft_enabled: z.boolean().optional().default(false),
     tariff_plan: z.string().min(1).max(64).optional().default('standard'),
@@ -1972,7 +2461,7 @@ export const zTranscriptionFailedEvent = z.object({
  */
 export const zStreamSessionConfig = z.object({
     type: z.literal('session'),
-    language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().default('ru'),
+    language: z.string().max(35).regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/).optional().default('ru'),
     diarization: z.boolean().optional().default(false),
     sample_rate: z.int().gte(8000).lte(48000).optional().default(16000),
     encoding: z.enum(['pcm_s16le']).optional(),
@@ -2040,7 +2529,7 @@ export const zStreamEnd = z.object({
  *
  */
 export const zStreamAppliedConfig = z.object({
-    language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/),
+    language: z.string().max(35).regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$/),
     diarization: z.boolean(),
     sample_rate: z.int().gte(8000).lte(48000),
     encoding: z.enum(['pcm_s16le']),
@@ -2085,7 +2574,8 @@ export const zStreamTranscriptPartial = z.object({
  *
  * The `transcript.final` frame: the settled text of a span of audio; it will not change. Spans of consecutive finals
  * follow each other without overlap. The server sends a final when the speaker pauses, in answer to `finalize`, and
- * for the audio left at `end`. Extension.
+ * for the audio left at `end`; an engine that re-decodes a rolling window of audio (the reference server's Whisper
+ * engine) also settles the words two consecutive decodes agree on, so a final can end within speech. Extension.
  *
  */
 export const zStreamTranscriptFinal = z.object({
@@ -2207,7 +2697,7 @@ export const zIdempotencyKey = z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/
 /**
  * Transcription task id.
  */
-export const zTranscriptionId = z.uuid();
+export const zTranscriptionId = z.uuid().max(36);
 
 /**
  * Page size.
@@ -2220,14 +2710,19 @@ export const zLimit = z.int().gte(1).lte(100).default(20);
 export const zAfter = z.string().min(1).max(512);
 
 /**
+ * Id of a model of this server (`GET /v3/models` lists them).
+ */
+export const zModelId = z.string().max(64);
+
+/**
  * API key id (not the secret).
  */
-export const zKeyId = z.uuid();
+export const zKeyId = z.uuid().max(36);
 
 /**
  * Webhook endpoint id.
  */
-export const zWebhookId = z.uuid();
+export const zWebhookId = z.uuid().max(36);
 
 /**
  * Extension. `1` (the default) signs `public_key\ntimestamp`; `2` signs
@@ -2257,12 +2752,12 @@ export const zV2LinkExpires = z.int().gte(0).lte(253402300799);
 /**
  * Lowercase hex HMAC-SHA256 of `id\nformat\nexpires`, keyed with a server secret.
  */
-export const zV2LinkSignature = z.string().regex(/^[0-9a-f]{64}$/);
+export const zV2LinkSignature = z.string().max(64).regex(/^[0-9a-f]{64}$/);
 
 /**
  * Account id.
  */
-export const zAccountId = z.uuid();
+export const zAccountId = z.uuid().max(36);
 
 /**
  * The server works; `status` says whether everything is available.
@@ -2312,7 +2807,7 @@ export const zCreateStreamSessionHeaders = z.object({
 export const zCreateStreamSessionResponse = zStreamSession;
 
 export const zGetTranscriptionStatusPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2321,7 +2816,7 @@ export const zGetTranscriptionStatusPath = z.object({
 export const zGetTranscriptionStatusResponse = zTranscriptionResponse;
 
 export const zCancelTranscriptionPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2334,8 +2829,8 @@ export const zListTranscriptionsQuery = z.object({
     after: z.string().min(1).max(512).optional(),
     status: zTranscriptionStatus.optional(),
     mode: zTranscriptionMode.optional(),
-    created_after: z.iso.datetime().optional(),
-    created_before: z.iso.datetime().optional()
+    created_after: z.iso.datetime().max(64).optional(),
+    created_before: z.iso.datetime().max(64).optional()
 });
 
 /**
@@ -2344,7 +2839,7 @@ export const zListTranscriptionsQuery = z.object({
 export const zListTranscriptionsResponse = zTranscriptionList;
 
 export const zGetTranscriptionResultPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 export const zGetTranscriptionResultQuery = z.object({
@@ -2352,7 +2847,8 @@ export const zGetTranscriptionResultQuery = z.object({
         'json',
         'srt',
         'vtt',
-        'txt'
+        'txt',
+        'text'
     ]).optional()
 });
 
@@ -2362,7 +2858,7 @@ export const zGetTranscriptionResultQuery = z.object({
 export const zGetTranscriptionResultResponse = zTranscriptionResult;
 
 export const zGetTranscriptionResultJsonPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2371,7 +2867,7 @@ export const zGetTranscriptionResultJsonPath = z.object({
 export const zGetTranscriptionResultJsonResponse = zTranscriptionResult;
 
 export const zGetTranscriptionResultSrtPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2380,7 +2876,7 @@ export const zGetTranscriptionResultSrtPath = z.object({
 export const zGetTranscriptionResultSrtResponse = z.string();
 
 export const zGetTranscriptionResultVttPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2389,7 +2885,7 @@ export const zGetTranscriptionResultVttPath = z.object({
 export const zGetTranscriptionResultVttResponse = z.string();
 
 export const zGetTranscriptionResultTextPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2402,6 +2898,15 @@ export const zGetTranscriptionResultTextResponse = z.string();
  */
 export const zListModelsResponse = zModelList;
 
+export const zGetModelPath = z.object({
+    id: z.string().max(64)
+});
+
+/**
+ * The model with its type and availability.
+ */
+export const zGetModelResponse = zModel;
+
 export const zCreateChatCompletionBody = zChatCompletionRequest;
 
 export const zCreateChatCompletionHeaders = z.object({
@@ -2413,8 +2918,9 @@ export const zCreateChatCompletionHeaders = z.object({
  * `text/event-stream`, a series of server-sent events, each written as `data: <JSON>\n\n`, sent as the tokens
  * are generated (nothing is buffered); the schema of that media type is the payload of one `data:` line. Order
  * of the events: first a chunk with delta `{"role": "assistant", "content": ""}`; then content chunks, each with
- * the next piece of the answer in `delta.content`; then a chunk with an empty delta `{}` and `finish_reason`
- * `stop` (or `length` when `max_tokens` or the context window cut the answer); then, only with
+ * the next piece of the answer in `delta.content` (and, when the answer calls tools, chunks with pieces of the calls
+ * in `delta.tool_calls`); then a chunk with an empty delta `{}` and `finish_reason` `stop` (`tool_calls` when the
+ * answer calls tools, `length` when `max_tokens` or the context window cut the answer); then, only with
  * `stream_options.include_usage`, a usage chunk with `choices: []` and `usage` (extension); finally the line
  * `data: [DONE]`. The full answer is the concatenation of `delta.content` until `[DONE]`. A failure after the
  * stream has started is sent as an error event `data: {"error": {...}}` followed by `data: [DONE]` (extension);
@@ -2496,7 +3002,7 @@ export const zListApiKeysQuery = z.object({
 export const zListApiKeysResponse = zApiKeyList;
 
 export const zRevokeApiKeyPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2528,7 +3034,7 @@ export const zListWebhooksResponse = zWebhookList;
 export const zUpdateWebhookBody = zWebhookUpdateRequest;
 
 export const zUpdateWebhookPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2537,7 +3043,7 @@ export const zUpdateWebhookPath = z.object({
 export const zUpdateWebhookResponse = zWebhook;
 
 export const zDeleteWebhookPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2550,7 +3056,7 @@ export const zTestWebhookHeaders = z.object({
 });
 
 export const zTestWebhookPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2559,7 +3065,7 @@ export const zTestWebhookPath = z.object({
 export const zTestWebhookResponse = zWebhookDelivery;
 
 export const zListWebhookDeliveriesPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 export const zListWebhookDeliveriesQuery = z.object({
@@ -2583,8 +3089,9 @@ export const zCreateOpenAiChatCompletionHeaders = z.object({
  * `text/event-stream`, a series of server-sent events, each written as `data: <JSON>\n\n`, sent as the tokens
  * are generated (nothing is buffered); the schema of that media type is the payload of one `data:` line. Order
  * of the events: first a chunk with delta `{"role": "assistant", "content": ""}`; then content chunks, each with
- * the next piece of the answer in `delta.content`; then a chunk with an empty delta `{}` and `finish_reason`
- * `stop` (or `length` when `max_tokens` or the context window cut the answer); then, only with
+ * the next piece of the answer in `delta.content` (and, when the answer calls tools, chunks with pieces of the calls
+ * in `delta.tool_calls`); then a chunk with an empty delta `{}` and `finish_reason` `stop` (`tool_calls` when the
+ * answer calls tools, `length` when `max_tokens` or the context window cut the answer); then, only with
  * `stream_options.include_usage`, a usage chunk with `choices: []` and `usage` (extension); finally the line
  * `data: [DONE]`. The full answer is the concatenation of `delta.content` until `[DONE]`. A failure after the
  * stream has started is sent as an error event `data: {"error": {...}}` followed by `data: [DONE]` (extension);
@@ -2592,6 +3099,22 @@ export const zCreateOpenAiChatCompletionHeaders = z.object({
  *
  */
 export const zCreateOpenAiChatCompletionResponse = zChatCompletion;
+
+export const zCreateOpenAiResponseBody = zOpenAiResponseRequest;
+
+export const zCreateOpenAiResponseHeaders = z.object({
+    'Idempotency-Key': z.string().min(1).max(255).regex(/^[\x21-\x7E]+$/).optional()
+});
+
+/**
+ * The answer. With `stream` false (the default): `application/json`, a `OpenAIResponse` whose `status` is
+ * `completed`, or `incomplete` when `max_output_tokens` (or the context window) cut it. With `stream` true:
+ * `text/event-stream`, the Responses API's events (see `OpenAIResponseStreamEvent` for their order), each
+ * written as `event: <type>` and `data: <JSON>`; the schema of that media type is the payload of one `data:`
+ * line.
+ *
+ */
+export const zCreateOpenAiResponseResponse = zOpenAiResponse;
 
 export const zCreateOpenAiEmbeddingBody = zEmbeddingRequest;
 
@@ -2651,7 +3174,7 @@ export const zGetV2TranscriptionHeaders = z.object({
 });
 
 export const zGetV2TranscriptionPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2668,7 +3191,7 @@ export const zCreateV2TranscriptChatCompletionHeaders = z.object({
 });
 
 export const zCreateV2TranscriptChatCompletionPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2676,8 +3199,9 @@ export const zCreateV2TranscriptChatCompletionPath = z.object({
  * `text/event-stream`, a series of server-sent events, each written as `data: <JSON>\n\n`, sent as the tokens
  * are generated (nothing is buffered); the schema of that media type is the payload of one `data:` line. Order
  * of the events: first a chunk with delta `{"role": "assistant", "content": ""}`; then content chunks, each with
- * the next piece of the answer in `delta.content`; then a chunk with an empty delta `{}` and `finish_reason`
- * `stop` (or `length` when `max_tokens` or the context window cut the answer); then, only with
+ * the next piece of the answer in `delta.content` (and, when the answer calls tools, chunks with pieces of the calls
+ * in `delta.tool_calls`); then a chunk with an empty delta `{}` and `finish_reason` `stop` (`tool_calls` when the
+ * answer calls tools, `length` when `max_tokens` or the context window cut the answer); then, only with
  * `stream_options.include_usage`, a usage chunk with `choices: []` and `usage` (extension); finally the line
  * `data: [DONE]`. The full answer is the concatenation of `delta.content` until `[DONE]`. A failure after the
  * stream has started is sent as an error event `data: {"error": {...}}` followed by `data: [DONE]` (extension);
@@ -2687,7 +3211,7 @@ export const zCreateV2TranscriptChatCompletionPath = z.object({
 export const zCreateV2TranscriptChatCompletionResponse = zChatCompletion;
 
 export const zDownloadV2TranscriptionResultPath = z.object({
-    id: z.uuid(),
+    id: z.uuid().max(36),
     format: z.enum([
         'text',
         'json',
@@ -2697,7 +3221,7 @@ export const zDownloadV2TranscriptionResultPath = z.object({
 
 export const zDownloadV2TranscriptionResultQuery = z.object({
     expires: z.int().gte(0).lte(253402300799),
-    signature: z.string().regex(/^[0-9a-f]{64}$/)
+    signature: z.string().max(64).regex(/^[0-9a-f]{64}$/)
 });
 
 /**
@@ -2706,12 +3230,12 @@ export const zDownloadV2TranscriptionResultQuery = z.object({
 export const zDownloadV2TranscriptionResultResponse = zTranscriptionResult;
 
 export const zDownloadV2TranscriptionTextPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 export const zDownloadV2TranscriptionTextQuery = z.object({
     expires: z.int().gte(0).lte(253402300799),
-    signature: z.string().regex(/^[0-9a-f]{64}$/)
+    signature: z.string().max(64).regex(/^[0-9a-f]{64}$/)
 });
 
 /**
@@ -2720,12 +3244,12 @@ export const zDownloadV2TranscriptionTextQuery = z.object({
 export const zDownloadV2TranscriptionTextResponse = z.string();
 
 export const zDownloadV2TranscriptionJsonPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 export const zDownloadV2TranscriptionJsonQuery = z.object({
     expires: z.int().gte(0).lte(253402300799),
-    signature: z.string().regex(/^[0-9a-f]{64}$/)
+    signature: z.string().max(64).regex(/^[0-9a-f]{64}$/)
 });
 
 /**
@@ -2734,12 +3258,12 @@ export const zDownloadV2TranscriptionJsonQuery = z.object({
 export const zDownloadV2TranscriptionJsonResponse = zTranscriptionResult;
 
 export const zDownloadV2TranscriptionPdfPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 export const zDownloadV2TranscriptionPdfQuery = z.object({
     expires: z.int().gte(0).lte(253402300799),
-    signature: z.string().regex(/^[0-9a-f]{64}$/)
+    signature: z.string().max(64).regex(/^[0-9a-f]{64}$/)
 });
 
 /**
@@ -2760,8 +3284,9 @@ export const zCreateV2ChatCompletionHeaders = z.object({
  * `text/event-stream`, a series of server-sent events, each written as `data: <JSON>\n\n`, sent as the tokens
  * are generated (nothing is buffered); the schema of that media type is the payload of one `data:` line. Order
  * of the events: first a chunk with delta `{"role": "assistant", "content": ""}`; then content chunks, each with
- * the next piece of the answer in `delta.content`; then a chunk with an empty delta `{}` and `finish_reason`
- * `stop` (or `length` when `max_tokens` or the context window cut the answer); then, only with
+ * the next piece of the answer in `delta.content` (and, when the answer calls tools, chunks with pieces of the calls
+ * in `delta.tool_calls`); then a chunk with an empty delta `{}` and `finish_reason` `stop` (`tool_calls` when the
+ * answer calls tools, `length` when `max_tokens` or the context window cut the answer); then, only with
  * `stream_options.include_usage`, a usage chunk with `choices: []` and `usage` (extension); finally the line
  * `data: [DONE]`. The full answer is the concatenation of `delta.content` until `[DONE]`. A failure after the
  * stream has started is sent as an error event `data: {"error": {...}}` followed by `data: [DONE]` (extension);
@@ -2782,8 +3307,8 @@ export const zGetBillingUsageQuery = z.object({
         'month',
         'year'
     ]).optional(),
-    date_from: z.iso.date().optional(),
-    date_to: z.iso.date().optional()
+    date_from: z.iso.date().max(10).optional(),
+    date_to: z.iso.date().max(10).optional()
 });
 
 /**
@@ -2813,7 +3338,7 @@ export const zCreateAccountHeaders = z.object({
 export const zCreateAccountResponse = zAccountCreated;
 
 export const zGetAccountPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2824,7 +3349,7 @@ export const zGetAccountResponse = zAccount;
 export const zUpdateAccountBody = zAccountUpdateRequest;
 
 export const zUpdateAccountPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2839,7 +3364,7 @@ export const zTopUpAccountHeaders = z.object({
 });
 
 export const zTopUpAccountPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2848,7 +3373,7 @@ export const zTopUpAccountPath = z.object({
 export const zTopUpAccountResponse = zAccount;
 
 export const zBlockAccountPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2857,7 +3382,7 @@ export const zBlockAccountPath = z.object({
 export const zBlockAccountResponse = zAccount;
 
 export const zUnblockAccountPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2872,7 +3397,7 @@ export const zIssueAccountApiKeyHeaders = z.object({
 });
 
 export const zIssueAccountApiKeyPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2885,7 +3410,7 @@ export const zIssueAccountKeyPairHeaders = z.object({
 });
 
 export const zIssueAccountKeyPairPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 /**
@@ -2894,7 +3419,7 @@ export const zIssueAccountKeyPairPath = z.object({
 export const zIssueAccountKeyPairResponse = zKeyPair;
 
 export const zListAccountLedgerPath = z.object({
-    id: z.uuid()
+    id: z.uuid().max(36)
 });
 
 export const zListAccountLedgerQuery = z.object({

@@ -12,9 +12,16 @@ const readableColours = `:root.light{--search-trigger-color:#5d606b;--color-blue
 :root.light .tag-channel{--tag-color:#9a5200}:root.light .tag-get,:root.light .tag-query{--tag-color:#137a43}
 :root.dark{--search-trigger-color:#a9aebb}:root.dark .tag-send,:root.dark .tag-pub,:root.dark .tag-publish{--tag-color:#a3a5fb}`;
 
+/**
+ * On a phone Redoc's navigation button floats over the bottom right of the page: the text column keeps a gutter as
+ * wide as the (slightly smaller) button, so the button never covers a line or a link such as an operation's Guide.
+ */
+const floatingButtonGutter = `@media (max-width:800px){.api-content{padding-right:3rem;box-sizing:border-box}
+button[data-testid=floating-button]{width:2.6rem!important;height:2.6rem!important;right:.2rem!important;bottom:1rem!important}}`;
+
 export function frameReferencePage(html) {
   // Redoc keeps its sidebar at the top of the window; the header scrolls away above it instead of covering it.
-  const head = `<style>${siteStyle}.site-header{position:static}${readableColours}</style><script src="assets/site.js" defer></script>`;
+  const head = `<style>${siteStyle}.site-header{position:static}${readableColours}${floatingButtonGutter}</style><script src="assets/site.js" defer></script>`;
   const header = siteHeader('', { menuButton: false }).replace(
     '<header class="site-header"',
     '<header class="site-header" data-reference',

@@ -19,7 +19,7 @@ ${menuButton ? '<button type="button" class="site-menu-button" aria-controls="si
 <a class="site-home" href="${prefix}index.html">Scribe <span>docs</span></a>
 <span class="site-links"><a href="${prefix}guides/quickstart.html">Guides</a><a href="${prefix}api.html">HTTP API</a><a href="${prefix}streaming.html">Streaming</a></span>
 <form class="site-search" role="search" action="${prefix}search.html" data-root="${prefix}">
-<input type="search" name="q" placeholder="Search guides and reference" aria-label="Search guides and reference" autocomplete="off">
+<input type="search" name="q" placeholder="Search docs" aria-label="Search guides and reference" autocomplete="off">
 <ul class="site-search-results" hidden></ul></form>
 <button type="button" class="site-theme" aria-label="Switch between light and dark colours">Theme</button>
 </header>`;

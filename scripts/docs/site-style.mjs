@@ -72,7 +72,7 @@ top:3.2rem;max-height:calc(100vh - 3.2rem);overflow:auto;align-self:flex-start}
 .site-menu-button{display:none}
 .site-main{max-width:52rem;padding:1.5rem 2.5rem;min-width:0;flex:1;overflow-wrap:anywhere}
 .site-main pre{padding:0;margin:1rem 0;overflow:auto;border-radius:6px;border:1px solid var(--s-line)}
-.site-main pre code.hljs{display:block;padding:.8rem;padding-right:4.5rem;width:max-content;min-width:100%;box-sizing:border-box}
+.site-main pre code.hljs{display:block;padding:.8rem;width:max-content;min-width:100%;box-sizing:border-box}
 .site-main code{font:14px/1.45 ui-monospace,monospace}
 .site-main :not(pre)>code{background:var(--s-panel);padding:.05rem .25rem;border-radius:4px}
 .site-main table{border-collapse:collapse;margin:1rem 0;display:block;overflow-x:auto;max-width:100%}
@@ -82,7 +82,8 @@ top:3.2rem;max-height:calc(100vh - 3.2rem);overflow:auto;align-self:flex-start}
 .site-toc{border:1px solid var(--s-line);border-radius:8px;padding:.4rem 1rem;margin:1rem 0;background:var(--s-panel)}
 .site-toc summary{cursor:pointer;font-weight:600}.site-toc ul{margin:.3rem 0;padding-left:1.2rem}
 .site-toc li.depth-3{margin-left:1rem}
-.site-code{position:relative}.site-copy{position:absolute;top:.4rem;right:.4rem;font:13px system-ui,sans-serif;
+.site-code{position:relative}.site-code pre{margin-top:2.2rem}
+.site-copy{position:absolute;top:-1.9rem;right:0;font:13px system-ui,sans-serif;
 color:var(--s-fg);background:var(--s-bg);border:1px solid var(--s-line);border-radius:5px;padding:.2rem .5rem;cursor:pointer}
 .site-operations{border-top:1px solid var(--s-line);margin-top:2rem}
 .site-muted{color:var(--s-muted)}

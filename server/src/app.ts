@@ -1,72 +1,47 @@
-// The composition root: builds the database, services and handlers from config and wires the Koa app. The server
-// refuses to start when an operation of the contract has no handler or a handler names no operation.
-// The role (SCRIBE_ROLE) decides what runs: `all` everything; `api` the contract's routes and streams, announcing
-// queued tasks to the workers; `worker` the background work (jobs, webhook deliveries, sweeps) behind GET /health.
-import { randomUUID } from 'node:crypto';
+// The composition root: builds each part of a node from config (one builder per feature, each given what it needs)
+// and wires them. The server refuses to start when an operation of the contract has no handler or a handler names no
+// operation. The role (SCRIBE_ROLE) decides what runs: `all` everything; `api` the contract's routes and streams,
+// announcing queued tasks to the workers; `worker` the background work (jobs, webhook deliveries, sweeps) behind
+// GET /health.
+//
+// Start order: the chat models are loaded first (a file that does not load stops the start before anything is
+// opened), then the database is migrated and the server key resolved, then the parts are built (nothing runs yet),
+// then the HTTP server is made, and last the background work starts (jobs, deliveries, sweeps): a node takes work
+// only once it can answer for it. Stop order: roles/shutdown.ts.
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import Koa from 'koa';
 import { pino, type Logger } from 'pino';
 import type { OpenAPIBackend } from 'openapi-backend';
-import { adminHandlers } from './accounts/admin-handlers.ts';
-import { createAccountService, type AccountService } from './accounts/service.ts';
-import { createAccountStore } from './accounts/store.ts';
+import { buildAccounts } from './accounts/build-accounts.ts';
+import type { AccountService } from './accounts/service.ts';
+import type { Ledger } from './billing/ledger.ts';
 import { billingHandlers } from './billing/handlers.ts';
-import { createLedger, type Ledger } from './billing/ledger.ts';
-import { createChatService } from './chat/chat-service.ts';
+import { buildChat } from './chat/build-chat.ts';
 import { createChatEngines } from './chat/engines.ts';
-import { chatHandlers } from './chat/handlers.ts';
-import { createTranscriptChat } from './chat/v2/transcript-chat.ts';
-import { createTranscriptChatStore } from './chat/v2/transcript-chat-store.ts';
-import { v2ChatHandlers } from './chat/v2/v2-handlers.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest, openDatabase, type Database } from './db/database.ts';
-import { serveDocs } from './docs/serve-docs.ts';
-import { createEmbeddingEngine } from './embeddings/engines.ts';
-import { embeddingHandlers } from './embeddings/handlers.ts';
-import { createEmbeddingService } from './embeddings/service.ts';
+import { buildEmbeddings } from './embeddings/build-embeddings.ts';
 import { healthHandlers } from './health/handlers.ts';
-import { accessLog } from './http/access-log.ts';
-import { createRequestValidator } from './http/request-validation.ts';
-import { createRouter, sharedContract, warmRequestValidators, type ContractOperation } from './http/contract.ts';
-import { dispatch } from './http/dispatch.ts';
-import { errorHandler } from './http/error-handler.ts';
+import { sharedContract } from './http/contract.ts';
 import type { HandlerGroup, Handlers } from './http/operation.ts';
-import { createIdempotencyStore } from './http/idempotency.ts';
-import { createFailedAuthLimit, createRateLimit } from './http/rate-limit.ts';
-import { createSignatureNonces } from './http/signature-nonces.ts';
-import { requestId } from './http/request-id.ts';
-import { keyHandlers } from './keys/handlers.ts';
-import { createCredentialCache } from './keys/credential-cache.ts';
-import { createKeyService, type KeyService } from './keys/service.ts';
-import { createKeyStore } from './keys/store.ts';
+import { createRateLimit } from './http/rate-limit.ts';
+import type { KeyService } from './keys/service.ts';
+import { createAddressGuard } from './media/address-guard.ts';
+import { createSpaceCheck } from './media/free-space.ts';
+import { startMediaSweeper } from './media/media-sweeper.ts';
 import { modelHandlers } from './models/handlers.ts';
 import { createModelRegistry } from './models/registry.ts';
-import { resolveSecretKey } from './secrets/secret-key.ts';
-import { createAddressGuard } from './media/address-guard.ts';
-import { createMediaStore } from './media/media-store.ts';
-import { startMediaSweeper } from './media/media-sweeper.ts';
+import { createApiApp } from './roles/api-app.ts';
 import { startBackgroundWork, type BackgroundWork } from './roles/background-work.ts';
 import { createHealthOnlyApp } from './roles/health-only-app.ts';
-import { createJobAnnouncer } from './roles/job-wakeup.ts';
-import { streamHandlers } from './streaming/handlers.ts';
-import { createStreamService } from './streaming/session-service.ts';
-import { createStreamEngine, type StreamEngine } from './streaming/stream-engine.ts';
-import { attachStreamServer } from './streaming/stream-server.ts';
-import { createTranscriptionEngine } from './transcriptions/engines.ts';
-import { threadPrioritySupported } from './workers/thread-priority.ts';
-import { transcriptionReadHandlers } from './transcriptions/handlers.ts';
-import { createIntake } from './transcriptions/intake.ts';
-import { createJobQueue, UNFINISHED } from './transcriptions/jobs.ts';
-import { openAiTranscriptionHandlers } from './transcriptions/openai-transcription-handlers.ts';
-import { createPipeline } from './transcriptions/pipeline.ts';
-import { createRunner, type Runner } from './transcriptions/runner.ts';
-import { createTranscriptionStore } from './transcriptions/store.ts';
-import { createTaskFiles } from './transcriptions/task-files.ts';
-import { transcriptionTaskHandlers } from './transcriptions/task-handlers.ts';
-import { createResultLinks } from './transcriptions/v2/result-links.ts';
-import { v2TranscriptionHandlers } from './transcriptions/v2/v2-handlers.ts';
+import { shutDownNode } from './roles/shutdown.ts';
+import { resolveSecretKeys } from './secrets/secret-key.ts';
+import { buildStreaming } from './streaming/build-streaming.ts';
+import type { StreamEngine } from './streaming/stream-engine.ts';
+import { buildTranscriptions } from './transcriptions/build-transcriptions.ts';
+import type { TranscriptionEngine } from './transcriptions/engine/engine.ts';
+import type { Runner } from './transcriptions/runner.ts';
 import { usageHandlers } from './usage/handlers.ts';
 import { webhookHandlers } from './webhooks/handlers.ts';
 import { createWebhookDelivery } from './webhooks/service.ts';
@@ -82,6 +57,8 @@ export interface App {
     ledger: Ledger;
     /** Absent on an `api` process, which runs no job. */
     runner: Runner | undefined;
+    /** The engine of batch transcription (tests reach its workers or model processes through it). */
+    transcriptionEngine: TranscriptionEngine;
     streamEngine: StreamEngine;
   };
   /**
@@ -90,9 +67,6 @@ export interface App {
    */
   close(): Promise<void>;
 }
-
-/** How long in-flight HTTP requests may run on after a shutdown began before their connections are cut. */
-const DRAIN_MS = 10_000;
 
 /** Fails when the contract and the handler map disagree in either direction. */
 export function checkHandlers(api: OpenAPIBackend, handlers: HandlerGroup): Handlers {
@@ -108,126 +82,46 @@ export function checkHandlers(api: OpenAPIBackend, handlers: HandlerGroup): Hand
   return handlers as Handlers;
 }
 
-function limitOf(api: OpenAPIBackend, operationId: string, name: string): number {
-  const value = (api.getOperation(operationId) as ContractOperation | undefined)?.['x-limits']?.[name];
-  if (typeof value !== 'number') throw new Error(`the contract has no x-limits.${name} on ${operationId}`);
-  return value;
-}
-
 export async function createApp(config: Config, options: { logger?: Logger; now?: () => number } = {}): Promise<App> {
   const logger = options.logger ?? pino({ level: config.logLevel });
+  const now = options.now ?? Date.now;
   const startedAt = Date.now();
-  // Chat: each configured GGUF is loaded first (a file that does not load stops the start with its reason, before
-  // anything else is opened).
   const chatEngines = await createChatEngines(config.chat);
   const db = openDatabase(config);
   await migrateToLatest(db);
-  const secretKey = await resolveSecretKey(db, config); // PostgreSQL: shared by every node on the database
+  const secretKeys = await resolveSecretKeys(db, config); // PostgreSQL: shared by every node on the database
   const api = await sharedContract();
 
-  const accountStore = createAccountStore(db);
-  const keyStore = createKeyStore(db);
-  const keys = createKeyService(db, keyStore, {
-    secretKey,
-    maxLiveKeys: limitOf(api, 'createApiKey', 'max_live_keys_per_account'),
-    credentials: createCredentialCache(config.authCacheMs),
-  });
-  const ledger = createLedger(db);
-  const accounts = createAccountService(accountStore, ledger, keys, config.currency);
-  const rateLimit = await createRateLimit(db, config.requestsPerSecond);
-
-  // The transcription pipeline: intake in the request, the rest in jobs run from the durable queue.
-  const stt = config.transcription;
-  const engine = createTranscriptionEngine(stt);
-  if (engine.unavailable) logger.warn(stt.pocketsphinx, `the speech engine is not available: ${engine.unavailable}`);
-  if (stt.workerNice > 0 && !threadPrioritySupported()) {
-    logger.warn("SCRIBE_WORKER_NICE is ignored: this platform cannot lower one thread's priority (Linux only)");
-  }
-  // Embeddings: the engine starts its workers with the first request (see embeddings/use-lite/engine.ts).
-  const embeddingEngine = createEmbeddingEngine(config.embedding);
-  const registry = createModelRegistry(engine, embeddingEngine, chatEngines);
-  const chat = createChatService({
-    engines: chatEngines,
-    ledger,
-    prices: config.prices,
-    reserveCapTokens: config.chat.reserveCapTokens,
-  });
-  const jobs = createJobQueue(db, { leaseMs: stt.leaseMs });
-  const files = createTaskFiles(config.dataDir, createMediaStore(db, UNFINISHED), { runsJobs: config.role !== 'api' });
-  const transcriptionStore = createTranscriptionStore(db);
-  const webhooks = createWebhookDelivery({
-    db,
-    config: config.webhooks,
-    guard: createAddressGuard(stt.urlAllowHosts),
-    logger,
-  });
-  const transcriptChat = createTranscriptChat({
-    db,
-    chat,
-    store: createTranscriptChatStore(db),
-    freeLimit: limitOf(api, 'createV2TranscriptChatCompletion', 'free_mini_requests_per_transcription'),
-    logger,
-  });
-  // A task's final state: its webhook events, and the AI analysis of a v2 transcription created with `prompt`.
-  const onFinal = async (task: Parameters<typeof webhooks.onFinal>[0]) => {
-    transcriptChat.onFinal(task);
-    await webhooks.onFinal(task);
-  };
-  const pipeline = createPipeline({
-    jobs,
-    ledger,
-    engine,
-    files,
-    prices: config.prices,
-    config: stt,
-    guard: createAddressGuard(stt.urlAllowHosts),
-    logger,
-    onFinal,
-  });
-  const runner =
-    config.role === 'api'
-      ? undefined
-      : createRunner(jobs, pipeline, { slots: stt.slots, leaseMs: stt.leaseMs, pollMs: stt.pollMs }, logger);
-  // On PostgreSQL a queued task is announced to the runners of every process (roles/job-wakeup.ts).
-  const nodeId = `node-${randomUUID()}`;
-  const announcer = config.databaseUrl ? createJobAnnouncer(db, nodeId, logger) : undefined;
-  const syncLimits = {
-    maxBytes: limitOf(api, 'createSyncTranscription', 'max_file_bytes'),
-    maxSeconds: limitOf(api, 'createSyncTranscription', 'max_duration_seconds'),
-  };
-  const intake = createIntake({
+  const space = createSpaceCheck(config.dataDir, config.minFreeDiskBytes);
+  const accountParts = buildAccounts(db, api, config, secretKeys);
+  const { accountStore, keys, ledger, accounts } = accountParts;
+  const chat = buildChat({ config, engines: chatEngines, db, ledger, api, logger });
+  const guard = createAddressGuard(config.transcription.urlAllowHosts);
+  const webhooks = createWebhookDelivery({ db, config: config.webhooks, guard, logger, secretKeys });
+  // Endpoints registered before signing secrets were sealed get sealed now, with the key just resolved.
+  await webhooks.store.sealPlaintextSecrets();
+  const transcriptions = buildTranscriptions({
+    config,
     db,
     ledger,
-    engine,
-    files,
-    prices: config.prices,
-    limits: {
-      sync: syncLimits,
-      async: { maxBytes: stt.asyncMaxBytes, maxSeconds: stt.asyncMaxSeconds },
-      maxConcurrentJobs: config.maxConcurrentJobs,
+    api,
+    secretKeys,
+    // A task's final state: its webhook events, and the AI analysis of a v2 transcription created with `prompt`.
+    onFinal: async (task) => {
+      chat.transcriptChat.onFinal(task);
+      await webhooks.onFinal(task);
     },
-    wake: () => {
-      runner?.wake();
-      announcer?.announce();
-    },
-    onFinal,
-  });
-
-  // Real-time streaming: its own decoder threads (started with the first session), sessions settled by its sweeper too.
-  const streamEngine = createStreamEngine({ workers: config.streaming.workers, ...stt.pocketsphinx });
-  const streams = createStreamService({
-    db,
-    ledger,
-    prices: config.prices,
-    config: config.streaming,
-    ticketTtlSeconds: limitOf(api, 'createStreamSession', 'ticket_ttl_seconds'),
-    engineAvailable: streamEngine.available,
-    engineUnavailable: streamEngine.unavailable,
-    now: options.now ?? Date.now,
     logger,
+    diskLow: async () => !(await space.healthy()),
   });
+  const embeddings = buildEmbeddings(config, ledger, logger);
+  const transcriptionEngine = transcriptions.engine;
+  const streaming = buildStreaming({ config, db, ledger, api, now, logger, transcriptionEngine });
+  const registry = createModelRegistry(transcriptions.engine, embeddings.engine, chatEngines);
+  const { runner } = transcriptions;
 
   let background: BackgroundWork | undefined;
+  let draining = false;
   const health = healthHandlers({
     db,
     registry,
@@ -236,147 +130,92 @@ export async function createApp(config: Config, options: { logger?: Logger; now?
     role: config.role,
     runningJobs: () => runner?.running() ?? 0,
     runnerActive: () => background?.active() ?? true,
+    space,
+    // Deliveries are sent where the background work runs; an `api` process has no backlog of its own to report.
+    webhooksLate: () => (runner ? webhooks.backlogLate() : Promise.resolve(false)),
+    draining: () => draining,
   });
-  if (config.role === 'worker') {
-    const server = createServer(
-      createHealthOnlyApp({
-        api,
-        getHealth: health.getHealth!,
-        validateResponses: config.validateResponses,
-        logger,
-      }).callback(),
-    );
-    background = await startBackground();
-    return assemble(server, undefined);
-  }
-
-  const handlers = checkHandlers(api, {
-    ...health,
-    ...modelHandlers(registry),
-    ...keyHandlers(keys, keyStore),
-    ...billingHandlers(db, config.prices),
-    ...usageHandlers(db),
-    ...transcriptionReadHandlers(transcriptionStore),
-    ...transcriptionTaskHandlers(intake, transcriptionStore, jobs, ledger, files),
-    ...openAiTranscriptionHandlers(intake, jobs, {
-      maxBytes: limitOf(api, 'createOpenAiAudioTranscription', 'max_file_bytes'),
-      maxSeconds: stt.asyncMaxSeconds,
-    }),
-    ...v2TranscriptionHandlers({
-      intake,
-      store: transcriptionStore,
-      jobs,
-      links: createResultLinks(secretKey, config.resultLinkTtlSeconds),
-      publicUrl: config.publicUrl,
-      fallbackOrigin: `http://${config.host}:${config.port}`,
-    }),
-    ...webhookHandlers(webhooks),
-    ...streamHandlers(streams, { publicUrl: config.publicUrl, fallbackOrigin: `http://${config.host}:${config.port}` }),
-    ...embeddingHandlers(
-      createEmbeddingService({
-        engine: embeddingEngine,
-        ledger,
-        prices: config.prices,
-        maxInputs: config.embedding.maxInputs,
-        maxRequestTokens: config.embedding.maxRequestTokens,
-        maxAccountRequests: config.embedding.maxAccountRequests,
-        logger,
-      }),
-    ),
-    ...chatHandlers(chat),
-    ...v2ChatHandlers(chat, transcriptChat),
-    ...adminHandlers(accounts, accountStore, ledger, keys),
-  });
-
-  // In production the request validators are ready before the first requests (compiled in the background); tests and
-  // development compile them on first use and spare every process the CPU.
-  if (config.environment === 'production') warmRequestValidators(api);
-  const koa = new Koa({ proxy: false });
-  koa.use(requestId);
-  // The access log wraps the error handler: a thrown error has a status only once the handler has rendered it, and
-  // the log line carries the status sent.
-  koa.use(accessLog(logger));
-  koa.use(errorHandler(logger));
-  koa.use(serveDocs()); // the built docs site at /docs/, outside the contract's routes
-  koa.use(
-    dispatch({
-      api,
-      router: createRouter(api),
-      validateRequest: createRequestValidator(api),
-      handlers,
-      auth: {
-        accounts: accountStore,
-        keys,
-        adminToken: config.adminToken,
-        now: options.now ?? Date.now,
-        nonces: createSignatureNonces(db),
-        failedAuth: createFailedAuthLimit(db, config.failedAuth),
-      },
-      rateLimit,
-      idempotency: createIdempotencyStore(db),
-      validateResponses: config.validateResponses,
-      logger,
-      uploads: { dir: join(config.dataDir, 'uploads'), maxBytes: stt.asyncMaxBytes },
-    }),
-  );
-  const server = createServer(koa.callback());
-  const streamServer = attachStreamServer(server, {
-    service: streams,
-    engine: streamEngine,
-    config: config.streaming,
-    logger,
-  });
-  await mkdir(join(config.dataDir, 'uploads'), { recursive: true });
-  if (runner) background = await startBackground();
-  return assemble(server, streamServer);
-
-  function startBackground(): Promise<BackgroundWork> {
-    return startBackgroundWork({
+  const startBackground = () =>
+    startBackgroundWork({
       runner: runner!,
       webhooks,
-      streams,
-      sweeps: () => [startMediaSweeper(files.media, logger)],
+      streams: streaming.service,
+      sweeps: () => [startMediaSweeper(transcriptions.files.media, logger)],
       databaseUrl: config.databaseUrl,
-      nodeId,
+      nodeId: transcriptions.nodeId,
       logger,
     });
-  }
 
-  function assemble(server: Server, streamServer: ReturnType<typeof attachStreamServer> | undefined): App {
-    let closed: Promise<void> | undefined;
-    async function shutDown(): Promise<void> {
-      // Stop accepting first: the listener closes, idle keep-alive connections go, requests in flight may finish.
-      // Each step's duration is logged: a shutdown that overruns an orchestrator's grace period says what it waited on.
-      const began = performance.now();
-      const done = (step: string) => logger.info({ ms: Math.round(performance.now() - began) }, `shutdown: ${step}`);
-      const drained = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
-      server.closeIdleConnections();
-      await Promise.all([background?.stop(), streamServer?.close()]);
-      done('jobs handed back and streams closed');
-      const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
-      await drained;
-      clearTimeout(cut);
-      done('HTTP connections closed');
-      // Engine threads are given their grace to free native memory (a decoder stops between segments), all at once.
-      await Promise.all([
-        engine.close(),
-        embeddingEngine.close(),
-        chatEngines.close(),
-        streamServer ? undefined : streamEngine.close(),
-      ]);
-      done('engines closed');
-      await db.destroy();
-    }
-    return {
-      config,
-      db,
+  let server: Server;
+  let streamServer: ReturnType<typeof streaming.attach> | undefined;
+  if (config.role === 'worker') {
+    const healthApp = createHealthOnlyApp({
+      api,
+      getHealth: health.getHealth!,
+      validateResponses: config.validateResponses,
       logger,
-      server,
-      services: { accounts, keys, ledger, runner, streamEngine },
-      close() {
-        closed ??= shutDown();
-        return closed;
-      },
-    };
+    });
+    server = createServer(healthApp.callback());
+  } else {
+    const handlers = checkHandlers(api, {
+      ...health,
+      ...modelHandlers(registry),
+      ...accountParts.handlers,
+      ...billingHandlers(db, config.prices),
+      ...usageHandlers(db),
+      ...transcriptions.handlers(),
+      ...webhookHandlers(webhooks),
+      ...streaming.handlers,
+      ...embeddings.handlers(),
+      ...chat.handlers,
+    });
+    const parts = { api, db, handlers, accounts: accountStore, keys, now, logger, space, secretKeys };
+    server = await createApiServer(config, parts);
+    streamServer = streaming.attach(server);
+    await mkdir(join(config.dataDir, 'uploads'), { recursive: true });
   }
+  if (runner) background = await startBackground();
+
+  let closed: Promise<void> | undefined;
+  const engines = [transcriptions.engine, embeddings.engine, chatEngines, ...(streamServer ? [] : [streaming.engine])];
+  return {
+    config,
+    db,
+    logger,
+    server,
+    services: {
+      accounts,
+      keys,
+      ledger,
+      runner,
+      transcriptionEngine: transcriptions.engine,
+      streamEngine: streaming.engine,
+    },
+    close() {
+      draining = true;
+      closed ??= shutDownNode({
+        server,
+        background,
+        streamServer,
+        engines,
+        db,
+        drainMs: config.server.drainMs,
+        logger,
+      });
+      return closed;
+    },
+  };
+}
+
+/** The API role's HTTP server: the handlers behind the contract's router and the account's limits, with its timeouts. */
+async function createApiServer(
+  config: Config,
+  parts: Omit<Parameters<typeof createApiApp>[0], 'config' | 'rateLimit'>,
+): Promise<Server> {
+  const rateLimit = await createRateLimit(parts.db, config.requestsPerSecond);
+  const server = createServer(createApiApp({ ...parts, config, rateLimit }).callback());
+  server.headersTimeout = config.server.headersTimeoutMs;
+  server.requestTimeout = config.server.requestTimeoutMs;
+  server.keepAliveTimeout = config.server.keepAliveTimeoutMs;
+  return server;
 }

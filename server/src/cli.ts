@@ -2,7 +2,7 @@
 // exits (a deployment of several nodes runs it once before starting them); `scribe admin …` runs the admin operations
 // directly on the database configured by the same environment as the server (SCRIBE_DATA_DIR or DATABASE_URL). It is
 // the operator's tool: talking to a running server as a user would (stream, transcribe, chat) is scribe-client's CLI,
-// and asking this one for it says where that is.
+// and asking this one for it says where that is. `scribe secrets …` re-seals stored secrets after a key rotation.
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { App } from './app.ts';
@@ -11,6 +11,8 @@ import { migrateToLatest, openDatabase } from './db/database.ts';
 import { checkDatabaseAnswers } from './database-preflight.ts';
 import { exitWithFatal } from './fatal-error.ts';
 import { modelsCommand, modelsUsage } from './chat/models-cli.ts';
+import { pullCommand, pullUsage } from './transcriptions/engine/whisper/pull-cli.ts';
+import { secretsCommand, secretsUsage } from './secrets-cli.ts';
 
 /** Commands of the client CLI that users reach for here first, and where to run them. */
 const CLIENT_COMMANDS = new Set(['stream', 'transcribe', 'chat']);
@@ -28,6 +30,8 @@ const usage = `Usage:
   scribe admin key issue ACCOUNT_ID [--name NAME] [--json]
   scribe admin key-pair issue ACCOUNT_ID [--json]
   ${modelsUsage}
+  ${pullUsage}
+  ${secretsUsage}
 
 Streaming, transcribing and chatting with a running server: ${clientCli('stream|transcribe|chat')}.`;
 
@@ -150,6 +154,7 @@ function parse(argv: string[]) {
 export async function main(argv = process.argv.slice(2)): Promise<number> {
   if (CLIENT_COMMANDS.has(argv[0] ?? ''))
     throw new UsageError(`${argv[0]} is not a command of the server's CLI: use ${clientCli(argv[0]!)}`);
+  if (argv[0] === 'models' && argv[1] === 'pull') return pullCommand(argv.slice(2));
   if (argv[0] === 'models') return modelsCommand(argv.slice(1));
   const { values, positionals } = parse(argv);
   const [command, ...rest] = positionals;
@@ -163,6 +168,11 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     return -1;
   }
   if (command === 'migrate') return migrate();
+  if (command === 'secrets') {
+    const code = await secretsCommand(rest[0]);
+    if (code === undefined) throw new UsageError(`Unknown command: secrets ${rest.join(' ')}\n${usage}`);
+    return code;
+  }
   if (command !== 'admin') throw new UsageError(`Unknown command: ${command}\n${usage}`);
   const config = loadConfig();
   await checkDatabaseAnswers(config.databaseUrl);

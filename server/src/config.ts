@@ -5,9 +5,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import ipaddr from 'ipaddr.js';
 import { join, resolve } from 'node:path';
 import { loadChatConfig, type ChatConfig } from './chat/config.ts';
 import { MAX_NICE } from './workers/thread-priority.ts';
+import { weakAdminTokenReason, weakSecretKeyReason } from './secrets/weak-secrets.ts';
 
 export type Environment = 'production' | 'development' | 'test';
 
@@ -71,6 +73,8 @@ export interface Config {
    * default under NODE_ENV=test, where suites send hundreds of deliberately refused credentials from 127.0.0.1.
    */
   failedAuth: { perAddress: number; perCredential: number; windowSeconds: number };
+  /** SCRIBE_TRUSTED_PROXIES: the peers (addresses, CIDR ranges) whose X-Forwarded-For names the client. */
+  trustedProxies: string[];
   /** The transcription pipeline (issue 4): engine, workers, job leases, async limits, media URL guard. */
   transcription: TranscriptionConfig;
   /** Text generation (issue 6): engines of `service-mini` / `service-pro`, their threads, queue and reservation cap. */
@@ -89,7 +93,49 @@ export interface Config {
    * which createApp resolves (secrets/secret-key.ts) — never a key generated per node.
    */
   secretKey: Buffer | undefined;
+  /**
+   * Keys the server key replaced (SCRIBE_SECRET_KEY_PREVIOUS, hex, comma-separated): values sealed and links signed
+   * with them still open and verify, nothing new is sealed with them; `scribe secrets reseal` re-seals what they hold.
+   */
+  previousSecretKeys: Buffer[];
+  /** How long anything waits for the database before the request is answered 503 `database_unavailable`. */
+  database: DatabaseTimeouts;
+  /** Free space the data dir keeps: below it uploads are refused (503 `insufficient_storage`) and /health degrades. */
+  minFreeDiskBytes: number;
+  /** The HTTP server's own bounds: slow clients and the graceful stop. */
+  server: ServerTimeouts;
   version: string;
+}
+
+export interface DatabaseTimeouts {
+  /** A new PostgreSQL connection (TCP, TLS, authentication) must be made within this. */
+  connectTimeoutMs: number;
+  /** Waiting for a free connection of the pool (all busy, or none can be made) ends after this. */
+  acquireTimeoutMs: number;
+  /**
+   * One statement may run this long: PostgreSQL cancels it (`statement_timeout`), and the client gives up on a server
+   * that does not answer at all (a frozen host) a second later, dropping that connection.
+   */
+  statementTimeoutMs: number;
+  /** SQLite: how long a write waits for another writer's lock (`busy_timeout`). */
+  sqliteBusyTimeoutMs: number;
+}
+
+export interface ServerTimeouts {
+  /** A client must have sent the request's headers within this (Node's `headersTimeout`). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must have arrived within this (Node's `requestTimeout`; 0 = no limit). */
+  requestTimeoutMs: number;
+  /** A request body that sends nothing for this long is abandoned (a client that stalls mid-upload). */
+  idleBodyTimeoutMs: number;
+  /**
+   * An idle kept-alive connection is closed after this (Node's `keepAliveTimeout`, announced in `Keep-Alive`). Above
+   * a load balancer's idle timeout (60 s is common), so the balancer, not the server, closes an idle connection: a
+   * server that closes first races the balancer's next request on it, which fails (a 502 at the balancer).
+   */
+  keepAliveTimeoutMs: number;
+  /** After SIGTERM, how long requests in flight (uploads included) may run on before their connections are cut. */
+  drainMs: number;
 }
 
 export interface TranscriptionConfig {
@@ -122,6 +168,24 @@ export interface TranscriptionConfig {
   urlAllowHosts: string[];
   /** Where the embedded engine's files are (the stream decoder uses the same). */
   pocketsphinx: PocketSphinxFiles;
+  /** The whisper engine, used when `modelPath` is set (SCRIBE_WHISPER_MODEL). */
+  whisper: WhisperSettings;
+}
+
+export interface WhisperSettings {
+  /** A whisper.cpp ggml model file (f16 or f32); undefined = the whisper engine is not used. */
+  modelPath: string | undefined;
+  /** Model processes, i.e. files decoded at once; each holds the model in memory. */
+  processes: number;
+  /** Compute threads per decode; undefined = the cores divided among the processes. */
+  threads: number | undefined;
+  /**
+   * Step by which the decoder raises its temperature to retry a window that fails its quality checks (whisper.cpp's
+   * temperature_inc, 0.2 by default); 0 turns the retries off (faster, a little less robust on hard audio).
+   */
+  temperatureInc: number | undefined;
+  /** A model process resident above this many MB while it decodes is killed and replaced (undefined: no cap). */
+  maxRssMb: number | undefined;
 }
 
 export interface PocketSphinxFiles {
@@ -172,6 +236,10 @@ export interface WebhookConfig {
   pollMs: number;
   /** Deliveries this process sends at once. */
   concurrency: number;
+  /** Attempts in flight to one endpoint at once (all processes): a receiver that hangs holds no more slots. */
+  perEndpoint: number;
+  /** After an attempt timed out, the endpoint's other due deliveries wait this long (ms). */
+  timeoutBackoffMs: number;
 }
 
 /** The contract's default: retries 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h apart (≈ 3 days). */
@@ -188,6 +256,15 @@ export const defaultPrices: PriceTable = {
 };
 
 type Env = Record<string, string | undefined>;
+
+/** A non-negative decimal number, or undefined when unset. */
+function decimal(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new ConfigError(name, `must be a non-negative number, got "${raw}"`);
+  return value;
+}
 
 function integer(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -263,9 +340,51 @@ function loadSecretKey(env: Env, dataDir: string, databaseUrl: string | undefine
         `must be 64 hex characters (32 bytes), got ${fromEnv.length} characters`,
       );
     }
+    const weak = weakSecretKeyReason(fromEnv);
+    if (weak) throw new ConfigError('SCRIBE_SECRET_KEY', weak);
     return Buffer.from(fromEnv, 'hex');
   }
   return databaseUrl ? undefined : dataDirSecretKey(dataDir);
+}
+
+/**
+ * SCRIBE_SECRET_KEY_PREVIOUS: the keys a rotation replaced, accepted for opening and verifying only. A weak or
+ * published key is accepted here (rotating away from it is the point); the current key must be set beside it.
+ */
+function loadPreviousSecretKeys(env: Env, current: Buffer | undefined): Buffer[] {
+  const entries = (env.SCRIBE_SECRET_KEY_PREVIOUS ?? '').split(/[\s,]+/).filter(Boolean);
+  if (entries.length === 0) return [];
+  if (!env.SCRIBE_SECRET_KEY) {
+    throw new ConfigError('SCRIBE_SECRET_KEY_PREVIOUS', 'is set without SCRIBE_SECRET_KEY: set the new key there');
+  }
+  return entries.map((entry) => {
+    if (!SECRET_KEY_HEX.test(entry)) {
+      throw new ConfigError('SCRIBE_SECRET_KEY_PREVIOUS', `must list keys of 64 hex characters, got ${entry.length}`);
+    }
+    const key = Buffer.from(entry, 'hex');
+    if (current?.equals(key)) {
+      throw new ConfigError('SCRIBE_SECRET_KEY_PREVIOUS', 'lists SCRIBE_SECRET_KEY itself: list the keys it replaced');
+    }
+    return key;
+  });
+}
+
+/** SCRIBE_TRUSTED_PROXIES: addresses and CIDR ranges, separated by commas or spaces; a malformed one stops the start. */
+function trustedProxies(raw: string | undefined): string[] {
+  const entries = (raw ?? '').split(/[\s,]+/).filter(Boolean);
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+    if (!valid) throw new ConfigError('SCRIBE_TRUSTED_PROXIES', `must list addresses or CIDR ranges, got "${entry}"`);
+  }
+  return entries;
+}
+
+/** SCRIBE_ADMIN_TOKEN: unset turns the admin surface off; a guessable one is refused rather than exposed. */
+function adminToken(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const weak = weakAdminTokenReason(raw);
+  if (weak) throw new ConfigError('SCRIBE_ADMIN_TOKEN', weak);
+  return raw;
 }
 
 /**
@@ -338,6 +457,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(merged.SCRIBE_DATA_DIR ?? './data');
   const prices = priceTable(merged.SCRIBE_PRICES);
   const workers = integer(merged, 'SCRIBE_WORKERS', availableParallelism()) || availableParallelism();
+  const secretKey = loadSecretKey(merged, dataDir, merged.DATABASE_URL || undefined);
   return {
     environment,
     role: role(merged.SCRIBE_ROLE, merged.DATABASE_URL || undefined),
@@ -345,7 +465,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: merged.HOST ?? '127.0.0.1',
     databaseUrl: merged.DATABASE_URL || undefined,
     dataDir,
-    adminToken: merged.SCRIBE_ADMIN_TOKEN || undefined,
+    adminToken: adminToken(merged.SCRIBE_ADMIN_TOKEN),
     publicUrl: merged.SCRIBE_PUBLIC_URL || undefined,
     logLevel: merged.LOG_LEVEL ?? (environment === 'test' ? 'silent' : 'info'),
     validateResponses: merged.SCRIBE_VALIDATE_RESPONSES
@@ -361,6 +481,7 @@ export function loadConfig(env: Env = process.env): Config {
       perCredential: integer(merged, 'SCRIBE_AUTH_FAILURES_PER_CREDENTIAL', environment === 'test' ? 0 : 10),
       windowSeconds: integer(merged, 'SCRIBE_AUTH_FAILURE_WINDOW_S', 60) || 60,
     },
+    trustedProxies: trustedProxies(merged.SCRIBE_TRUSTED_PROXIES),
     transcription: {
       model: merged.SCRIBE_TRANSCRIBE_MODEL || 'pocketsphinx',
       upstreamApiKey: merged.SCRIBE_TRANSCRIBE_API_KEY || undefined,
@@ -380,6 +501,13 @@ export function loadConfig(env: Env = process.env): Config {
         modelDir: resolve(merged.SCRIBE_POCKETSPHINX_MODEL_DIR || DEFAULT_MODEL_DIR),
         library: merged.SCRIBE_POCKETSPHINX_LIBRARY ? resolve(merged.SCRIBE_POCKETSPHINX_LIBRARY) : undefined,
       },
+      whisper: {
+        modelPath: merged.SCRIBE_WHISPER_MODEL ? resolve(merged.SCRIBE_WHISPER_MODEL) : undefined,
+        processes: integer(merged, 'SCRIBE_WHISPER_PROCESSES', 1) || 1,
+        threads: integer(merged, 'SCRIBE_WHISPER_THREADS', 0) || undefined,
+        temperatureInc: decimal(merged, 'SCRIBE_WHISPER_TEMPERATURE_INC'),
+        maxRssMb: integer(merged, 'SCRIBE_WHISPER_MAX_RSS_MB', 0) || undefined,
+      },
     },
     resultLinkTtlSeconds: integer(merged, 'SCRIBE_RESULT_LINK_TTL_S', 3600) || 3600,
     chat: loadChatConfig(merged),
@@ -396,6 +524,8 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(merged, 'SCRIBE_WEBHOOK_TIMEOUT_MS', 15_000) || 15_000,
       pollMs: integer(merged, 'SCRIBE_WEBHOOK_POLL_MS', 1000) || 1000,
       concurrency: integer(merged, 'SCRIBE_WEBHOOK_CONCURRENCY', 4) || 1,
+      perEndpoint: integer(merged, 'SCRIBE_WEBHOOK_PER_ENDPOINT', 2) || 1,
+      timeoutBackoffMs: integer(merged, 'SCRIBE_WEBHOOK_TIMEOUT_BACKOFF_MS', 30_000),
     },
     streaming: {
       maxSessions: integer(merged, 'SCRIBE_STREAM_MAX_SESSIONS', 5),
@@ -406,7 +536,22 @@ export function loadConfig(env: Env = process.env): Config {
       sweepMs: integer(merged, 'SCRIBE_STREAM_SWEEP_MS', 10_000) || 10_000,
       leaseMs: integer(merged, 'SCRIBE_STREAM_LEASE_MS', 30_000) || 30_000,
     },
-    secretKey: loadSecretKey(merged, dataDir, merged.DATABASE_URL || undefined),
+    secretKey,
+    previousSecretKeys: loadPreviousSecretKeys(merged, secretKey),
+    database: {
+      connectTimeoutMs: integer(merged, 'SCRIBE_DB_CONNECT_TIMEOUT_MS', 3000) || 3000,
+      acquireTimeoutMs: integer(merged, 'SCRIBE_DB_ACQUIRE_TIMEOUT_MS', 5000) || 5000,
+      statementTimeoutMs: integer(merged, 'SCRIBE_DB_STATEMENT_TIMEOUT_MS', 15_000) || 15_000,
+      sqliteBusyTimeoutMs: integer(merged, 'SCRIBE_SQLITE_BUSY_TIMEOUT_MS', 5000),
+    },
+    minFreeDiskBytes: integer(merged, 'SCRIBE_MIN_FREE_DISK_MB', 100) * 1024 * 1024,
+    server: {
+      headersTimeoutMs: integer(merged, 'SCRIBE_HEADERS_TIMEOUT_MS', 20_000) || 20_000,
+      requestTimeoutMs: integer(merged, 'SCRIBE_REQUEST_TIMEOUT_MS', 0),
+      idleBodyTimeoutMs: integer(merged, 'SCRIBE_IDLE_BODY_TIMEOUT_MS', 30_000) || 30_000,
+      keepAliveTimeoutMs: integer(merged, 'SCRIBE_KEEP_ALIVE_TIMEOUT_MS', 65_000) || 65_000,
+      drainMs: integer(merged, 'SCRIBE_DRAIN_MS', 30_000),
+    },
     version: '0.1.0',
   };
 }

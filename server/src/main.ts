@@ -6,7 +6,10 @@
 import type { Server } from 'node:http';
 import { loadConfig } from './config.ts';
 import { checkDatabaseAnswers } from './database-preflight.ts';
+import { existsSync } from 'node:fs';
+import { defaultSiteDir } from './docs/serve-docs.ts';
 import { exitWithFatal } from './fatal-error.ts';
+import { startLine } from './start-line.ts';
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -35,6 +38,11 @@ export async function serve(): Promise<void> {
   process.off('unhandledRejection', failedStart);
   const database = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
   app.logger.info({ url: `http://${config.host}:${config.port}`, database, role: config.role }, 'Scribe is listening');
+  // The JSON line is for log collectors; the person at the terminal gets one plain line on stderr.
+  if (config.logLevel !== 'silent') {
+    const docsBuilt = existsSync(`${defaultSiteDir}index.html`);
+    process.stderr.write(startLine({ host: config.host, port: config.port, database, role: config.role, docsBuilt }));
+  }
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -145,6 +145,20 @@ process_('a bad setting ends the server with one line naming it, exit code 1 and
       ),
     ],
     ['SCRIBE_SECRET_KEY', { SCRIBE_SECRET_KEY: 'not-hex' }, /^scribe: SCRIBE_SECRET_KEY must be 64 hex characters/],
+    // The published and hand-typed secrets: the documentation's example key, all-equal bytes, a placeholder token and
+    // one too short to resist guessing.
+    ['published key', { SCRIBE_SECRET_KEY: '0'.repeat(64) }, /^scribe: SCRIBE_SECRET_KEY is a published example value/],
+    ['all-equal key', { SCRIBE_SECRET_KEY: 'c'.repeat(64) }, /^scribe: SCRIBE_SECRET_KEY is not random/],
+    [
+      'placeholder token',
+      { SCRIBE_ADMIN_TOKEN: 'change-me' },
+      /^scribe: SCRIBE_ADMIN_TOKEN is a published placeholder/,
+    ],
+    [
+      'short token',
+      { SCRIBE_ADMIN_TOKEN: '9f3a61c0d2e4b7' },
+      /^scribe: SCRIBE_ADMIN_TOKEN must be at least 24 characters, got 14: generate one \(openssl rand -hex 24\)$/,
+    ],
     [
       'SCRIBE_WORKER_NICE',
       { SCRIBE_WORKER_NICE: '25' },
@@ -174,7 +188,10 @@ process_('a bad setting ends the server with one line naming it, exit code 1 and
 process_('the CLI: a clear line and a non-zero exit, never a stack trace', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'scribe-cli-'));
   const deadPort = await freePort();
-  const env = { SCRIBE_DATA_DIR: dataDir, SCRIBE_SECRET_KEY: 'c'.repeat(64) };
+  const env = {
+    SCRIBE_DATA_DIR: dataDir,
+    SCRIBE_SECRET_KEY: 'fc5735694ae31909ba6a2dfb5452c3765410a4076667aa8838e81633303464d7',
+  };
   const cli = (args: string[], more: Record<string, string> = {}) =>
     runNodeToEnd(['server/bin/scribe.mjs', ...args], { ...env, ...more });
   try {

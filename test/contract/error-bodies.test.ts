@@ -48,7 +48,7 @@ const codesOfStatus: Record<string, string[]> = {
   '415': ['unsupported_media_type'],
   '429': ['rate_limit_exceeded', 'too_many_concurrent_jobs'],
   '500': ['internal_error', 'task_failed'],
-  '503': ['engine_unavailable'],
+  '503': ['engine_unavailable', 'database_unavailable', 'insufficient_storage'],
 };
 
 const v2KindsOfStatus: Record<string, V2ErrorKind[]> = {
@@ -61,7 +61,7 @@ const v2KindsOfStatus: Record<string, V2ErrorKind[]> = {
   '415': ['UNSUPPORTED_MEDIA_TYPE'],
   '429': ['RATE_LIMITED'],
   '500': ['INTERNAL_ERROR'],
-  '503': ['ENGINE_UNAVAILABLE'],
+  '503': ['ENGINE_UNAVAILABLE', 'SERVICE_UNAVAILABLE'],
 };
 const allV2Kinds = [...new Set(Object.values(v2KindsOfStatus).flat())];
 const allCodes = [...new Set(Object.values(codesOfStatus).flat())];
@@ -154,7 +154,8 @@ function describeStatusError(body: GetTranscriptionStatusError): string {
     case 'rate_limit_error':
       return error.code satisfies 'rate_limit_exceeded' | 'too_many_concurrent_jobs';
     case 'server_error':
-      return error.code satisfies 'internal_error' | 'task_failed';
+      return error.code satisfies
+        'internal_error' | 'task_failed' | 'engine_unavailable' | 'database_unavailable' | 'insufficient_storage';
     default: {
       const unreachable: never = error;
       return unreachable;

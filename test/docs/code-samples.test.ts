@@ -18,7 +18,7 @@ import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
 import { mediaServer } from '../../server/src/test-support/media-server.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 import { runToEnd } from '../support/processes.ts';
-import { canonicalString, sign } from '../support/sign-v2.ts';
+import { canonicalString, sign } from '../../conformance/core/v1-signature.ts';
 import {
   createAjv,
   escapePointer,
@@ -49,6 +49,7 @@ const openaiCompatible = [
   'createOpenAiEmbedding',
   'createOpenAiAudioTranscription',
   'listModels',
+  'getModel',
 ];
 const ajv = createAjv();
 
@@ -247,6 +248,7 @@ async function environmentFor(op: Operation): Promise<Record<string, string>> {
           )
         : await completedTask(account);
   }
+  if (vars.has('MODEL_ID')) env.MODEL_ID = 'service-transcribe';
   if (vars.has('KEY_ID'))
     env.KEY_ID = String((await call('/v3/keys/create', { method: 'POST', headers: bearer(account), json: {} })).id);
   if (vars.has('WEBHOOK_ID'))

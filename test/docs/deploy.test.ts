@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { ROLES } from '../../server/src/config.ts';
+import { ConfigError, loadConfig, ROLES } from '../../server/src/config.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const unitsDir = join(root, 'docs/deploy/systemd');
@@ -90,6 +90,26 @@ test('the compose services run the commands of the units', () => {
   assert.equal(compose.services.migrate!.command, execOf('scribe-migrate.service'));
   assert.is(compose.services.api!.environment!.SCRIBE_ROLE, 'api');
   assert.is(compose.services.worker!.environment!.SCRIBE_ROLE, 'worker');
+});
+
+test('the shipped secrets are placeholders the server refuses, and the examples say how to generate them', () => {
+  const settings = unitSettings();
+  for (const name of ['SCRIBE_SECRET_KEY', 'SCRIBE_ADMIN_TOKEN']) {
+    const [value] = settings.get(name) ?? [];
+    assert.ok(value, `scribe.env sets ${name}`);
+    let refused: unknown;
+    try {
+      loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://x@127.0.0.1/x', [name]: value });
+    } catch (error) {
+      refused = error;
+    }
+    assert.instance(refused, ConfigError, `${name}=${value} is refused`);
+    assert.is((refused as ConfigError).setting, name);
+  }
+  const env = readFileSync(join(unitsDir, 'scribe.env'), 'utf8');
+  assert.match(env, /openssl rand -hex 32/);
+  assert.match(env, /openssl rand -hex 24/);
+  assert.match(readFileSync(composeFile, 'utf8'), /openssl rand -hex 32/);
 });
 
 test.run();

@@ -5,23 +5,30 @@
 // prints something shows what it prints in the `output` block after it, which must match what it printed (`…` standing
 // for what changes from run to run: ids, keys, times).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
-import { guideFiles, outputPattern, readGuide, type GuideBlock } from '../support/guides.ts';
+import { guideFiles, guidesDir, outputPattern, readGuide, type GuideBlock } from '../support/guides.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const test = suite('docs/guides');
 let server: ScribeProcess | undefined;
 const modelDir = mkdtempSync(join(tmpdir(), 'scribe-guides-'));
 
-const runners: Record<string, { ext: string; command: (file: string) => string }> = {
-  ts: { ext: 'ts', command: (file) => `node --import tsx ${file}` },
-  python: { ext: 'py', command: (file) => `python3 ${file}` },
+/**
+ * A reader's own folder outside the repository, where the TypeScript samples run as the guides say (saved as `.mts`,
+ * run with `npx tsx`); its node_modules stands for the `npm install tsx ws openai` the guides name.
+ */
+const readerDir = mkdtempSync(join(tmpdir(), 'scribe-guide-reader-'));
+symlinkSync(join(root, 'node_modules'), join(readerDir, 'node_modules'), 'dir');
+
+const runners: Record<string, { ext: string; dir: string; command: (file: string) => string }> = {
+  ts: { ext: 'mts', dir: readerDir, command: (file) => `(cd ${JSON.stringify(readerDir)} && npx tsx ${file})` },
+  python: { ext: 'py', dir: root, command: (file) => `python3 ${file}` },
 };
 
 /** The line the guide's script prints before each block, so each block's own output can be told apart. */
@@ -43,8 +50,8 @@ interface GuideRun {
 
 /**
  * A guide's run blocks as one bash script, in order, sharing exported variables as a reader's shell session would;
- * TypeScript and Python blocks are written to files beside the repository's package.json (so imports resolve as they
- * do for a reader of the repository) and run from the script.
+ * TypeScript blocks are written as `.mts` files into a reader's folder outside the repository and run there with
+ * `npx tsx`, as the guides say; Python blocks beside the repository's package.json; both run from the script.
  */
 function runGuide(file: string, index: number, blocks: GuideBlock[]): Promise<GuideRun> {
   const written: string[] = [];
@@ -57,7 +64,7 @@ function runGuide(file: string, index: number, blocks: GuideBlock[]): Promise<Gu
       script.push(block.code);
       return;
     }
-    const path = join(root, `.guide-${process.pid}-${index}-${n}.${runner.ext}`);
+    const path = join(runner.dir, `.guide-${process.pid}-${index}-${n}.${runner.ext}`);
     writeFileSync(path, block.code);
     written.push(path);
     script.push(runner.command(JSON.stringify(path)));
@@ -129,6 +136,7 @@ test.after(async () => {
   await Promise.allSettled(guideRuns.values());
   await server?.stop();
   rmSync(modelDir, { recursive: true, force: true });
+  rmSync(readerDir, { recursive: true, force: true });
 });
 
 test('every guide starts with a title and marks every code block as run or norun with a reason', () => {
@@ -140,6 +148,19 @@ test('every guide starts with a title and marks every code block as run or norun
     assert.equal(guide.unmarked, [], `${file}: blocks without run / norun: reason`);
     for (const block of guide.blocks.filter((b) => b.run))
       assert.ok(block.lang === 'sh' || block.lang in runners, `${file}:${block.line} cannot run ${block.lang}`);
+  }
+});
+
+test('every TypeScript sample says how to run it: the .mts file it is saved as and npx tsx', () => {
+  for (const file of guideFiles()) {
+    const lines = readFileSync(join(guidesDir, file), 'utf8').split('\n');
+    for (const block of readGuide(file).blocks.filter((b) => b.run && b.lang === 'ts')) {
+      // The paragraph before the block (its line is the fence's, counted from 1).
+      const before = lines.slice(Math.max(0, block.line - 8), block.line - 1).join(' ');
+      const saved = before.match(/save[d]? (?:it )?as `([\w-]+\.mts)`/i)?.[1];
+      assert.ok(saved, `${file}:${block.line}: the text before the sample names no .mts file to save it as`);
+      assert.ok(before.includes(`npx tsx ${saved}`), `${file}:${block.line}: no "npx tsx ${saved}"`);
+    }
   }
 });
 

@@ -180,6 +180,64 @@ test('every page of the served site loads with no console error and no request t
   }
 });
 
+test('no page allows inline scripts but its own: one injected into the playground does not run', async () => {
+  for (const path of ['index.html', 'api.html', 'streaming.html', 'playground.html', 'guides/quickstart.html']) {
+    const response = await fetch(`${server.base}/docs/${path}`);
+    const scriptSrc = (response.headers.get('content-security-policy') ?? '')
+      .split(';')
+      .map((directive) => directive.trim())
+      .find((directive) => directive.startsWith('script-src '));
+    assert.ok(scriptSrc, `${path}: script-src is stated`);
+    assert.not.match(scriptSrc!, 'unsafe-inline', path);
+  }
+  // Its own page context without the console listeners: the refusal is logged as an error, which is the point here.
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${server.base}/docs/playground.html`, { waitUntil: 'networkidle' });
+  // The page's own inline script (the colour mode) ran; an injected one is refused with a CSP violation.
+  assert.ok(
+    await page.evaluate(() => ['light', 'dark'].some((mode) => document.documentElement.classList.contains(mode))),
+    'the colour mode script of the page ran',
+  );
+  const outcome = await page.evaluate(
+    () =>
+      new Promise<{ ran: boolean; violated: string }>((resolve) => {
+        document.addEventListener('securitypolicyviolation', (event) =>
+          resolve({ ran: 'injected' in window, violated: event.violatedDirective }),
+        );
+        const script = document.createElement('script');
+        script.textContent = 'window.injected = sessionStorage.length';
+        document.head.append(script);
+        setTimeout(() => resolve({ ran: 'injected' in window, violated: '' }), 2000);
+      }),
+  );
+  assert.equal(outcome, { ran: false, violated: 'script-src-elem' });
+  await context.close();
+});
+
+test('before a key the language menu says where its languages come from; with a key it offers the server ones', async () => {
+  for (const [width, height] of [
+    [390, 844],
+    [1400, 900],
+  ] as const) {
+    const page = await newPage(await browser.newContext({ viewport: { width, height } }));
+    await page.goto(`${server.base}/docs/playground.html`, { waitUntil: 'networkidle' });
+    const before = page.locator('#language');
+    assert.is(await before.isDisabled(), true, `${width} px: disabled until a key is accepted`);
+    assert.match(await before.locator('option').first().innerText(), /once a key is accepted/);
+    const box = (await before.boundingBox())!;
+    assert.ok(box.width > 60 && box.x + box.width <= width, `${width} px: the menu shows its text (${box.width} px)`);
+    await page.fill('#api-key', apiKey);
+    await page.click('#key-save');
+    await page.locator('#key-status.ok').waitFor();
+    assert.is(await before.isDisabled(), false);
+    // The reference server's engine lists English only: the menu offers it, chosen, as the CLI would send it.
+    assert.equal(await before.locator('option').allInnerTexts(), ['en']);
+    assert.is(await before.inputValue(), 'en');
+    await page.context().close();
+  }
+});
+
 test('a bad key shows the 401 message of the contract', async () => {
   const refused = await fetch(`${server.base}/v3/models`, { headers: { Authorization: 'Bearer sk_not_a_key' } });
   const { error } = (await refused.json()) as { error: { code: string; message: string } };

@@ -1,12 +1,14 @@
-// The README's "Stream in real time" and "Chat and embeddings" sections work as written: the `scribe-client stream`
-// command, the tiny-model command, the curl calls and the OpenAI SDK snippet run unchanged (only the server address,
-// the key and the model file's folder are filled in) against a real server process with the real engines.
+// The README's "try everything" start line and its "Stream in real time" and "Chat and embeddings" sections work as
+// written: the tiny-model command and the start line's settings, the `scribe-client stream` command, the curl calls
+// and the OpenAI SDK snippet run unchanged (only the server address, the key and the model file's folder are filled
+// in) against a real server process with the real engines.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { loadConfig } from '../../server/src/config.ts';
 import { createAccountOn, startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 import { codeBlocks, README_BASE, readmeSection, shellCommands } from '../support/readme.ts';
 
@@ -25,13 +27,36 @@ const run = (command: string) =>
   }).toString();
 const chatCommands = () => shellCommands(codeBlocks(readmeSection('### Chat and embeddings'), 'sh')[0]!);
 
+/** The "try everything" start line's settings (`NAME=value … npm start`). */
+function startLineSettings(line: string): Record<string, string> {
+  const match = line.match(/^((?:[A-Z_]+=\S+ )+)npm start$/);
+  if (!match) throw new Error(`the README's start line changed: ${line}`);
+  return Object.fromEntries(
+    match[1]!
+      .trim()
+      .split(' ')
+      .map((pair) => pair.split('=', 2) as [string, string]),
+  );
+}
+
 test.before(async () => {
-  // The chat section's first command makes the model the server is then started with.
-  const [makeTiny, start] = chatCommands();
+  // The "try everything" block makes the model the server is then started with, with the start line's settings.
+  const [makeTiny, adminToken, start] = shellCommands(codeBlocks(readmeSection('## Try everything'), 'sh')[0]!);
   assert.match(makeTiny!, /models make-tiny --out data\/tiny\.gguf$/);
-  assert.is(start, 'SCRIBE_MINI_MODEL=data/tiny.gguf npm start');
+  // The admin token is made at random (the server refuses published ones): the line makes one it accepts.
+  assert.match(adminToken!, /^export SCRIBE_ADMIN_TOKEN=\$\(node -p /);
+  const token = run(`${adminToken}; printf %s "$SCRIBE_ADMIN_TOKEN"`);
+  assert.not.throws(() => loadConfig({ SCRIBE_ADMIN_TOKEN: token }), `the README's token ${token}`);
+  const settings = startLineSettings(start!);
+  assert.equal(Object.keys(settings).sort(), ['SCRIBE_MINI_MODEL', 'SCRIBE_URL_ALLOW_HOSTS']);
+  assert.is(settings.SCRIBE_MINI_MODEL, 'data/tiny.gguf');
   run(makeTiny!);
-  server = await startScribe('sqlite', { SCRIBE_STREAM_WORKERS: '1', SCRIBE_MINI_MODEL: modelPath });
+  // The test's own admin token (createAccountOn uses it); the others as the README sets them.
+  server = await startScribe('sqlite', {
+    SCRIBE_STREAM_WORKERS: '1',
+    SCRIBE_URL_ALLOW_HOSTS: settings.SCRIBE_URL_ALLOW_HOSTS!,
+    SCRIBE_MINI_MODEL: modelPath,
+  });
   base = server.base;
   key = (await createAccountOn(base, 100)).apiKey;
 });
@@ -51,7 +76,7 @@ test('scribe-client stream prints the final and what the session cost', () => {
 });
 
 test('the chat and embeddings curl calls answer an SSE stream and a vector', () => {
-  const [, , chat, embedding] = chatCommands();
+  const [chat, embedding] = chatCommands();
   const events = run(chat!)
     .split('\n\n')
     .map((event) => event.trim())
@@ -72,10 +97,13 @@ test('the OpenAI SDK snippet gets a chat answer and two vectors', () => {
     return;
   }
   // At the repository root, so `openai` resolves from node_modules as it does for a reader.
-  const file = join(root, `.readme-chat-snippet-${process.pid}.ts`);
+  const file = join(root, `.readme-chat-snippet-${process.pid}.mts`);
+  // The snippet's own last line prints the answer; here it prints what the test reads.
+  const printed = snippet.replace(/^console\.log\(.*\);$/m, '');
+  assert.ok(printed !== snippet, 'the snippet prints what it got');
   writeFileSync(
     file,
-    `${snippet.replace(README_BASE, base)}\nconsole.log(JSON.stringify({ answer, vectors: vectors.data.length }));\n`,
+    `${printed.replace(README_BASE, base)}\nconsole.log(JSON.stringify({ answer, vectors: vectors.data.length }));\n`,
   );
   try {
     const out = execFileSync(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, KEY: key } });

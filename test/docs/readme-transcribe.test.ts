@@ -1,12 +1,12 @@
-// The README's "Transcribe a file" section works as written: its curl commands and its generated-client snippet run
-// unchanged (only the server address, the key, the task id and the input file are filled in) against a real server
-// process with the real engine, and produce the transcript.
+// The README's key step and "Transcribe a file" section work as written: the admin CLI command captures a key, and
+// the curl commands (the task id kept in a variable) and the generated-client snippet run unchanged (only the server
+// address and the key are filled in) against a real server process with the real engine, and produce the transcript.
 import { execFileSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { goforward } from '../../server/src/test-support/audio.ts';
 import { createAccountOn, startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 import { codeBlocks, README_BASE, readmeSection, shellCommands } from '../support/readme.ts';
 
@@ -26,38 +26,59 @@ test.after(async () => {
   await server?.stop();
 });
 
-test('the curl commands: sync create, status until completed, the result as SRT', async () => {
+test('the key step: the admin CLI command leaves the new key in KEY', () => {
+  const [, keyBlock] = codeBlocks(readmeSection('## Try everything'), 'sh');
+  const [command] = shellCommands(keyBlock!);
+  assert.match(command!, /^KEY=\$\(npm run -s scribe -- admin account create .*--json \| node -pe /);
+  // The operators' CLI writes to the database of the server it is run beside: here a data dir of the test's own.
+  const dataDir = mkdtempSync(join(tmpdir(), 'scribe-readme-key-'));
+  try {
+    const key = execFileSync('bash', ['-c', `${command}; echo "$KEY"`], {
+      cwd: root,
+      env: { ...process.env, SCRIBE_DATA_DIR: dataDir },
+    })
+      .toString()
+      .trim();
+    assert.match(key, /^sk_live_\S+$/);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('the curl commands: sync create with the id kept, status until completed, the result as SRT', async () => {
   const [shell] = codeBlocks(readmeSection('### Transcribe a file'), 'sh');
-  const [create, status, result] = shellCommands(shell!).filter((line) => line.startsWith('curl '));
+  const [audio, create, status, result] = shellCommands(shell!);
+  assert.match(audio!, /^AUDIO=\S+\.wav$/);
+  assert.match(create!, /^ID=\$\(curl /);
   const run = (command: string, id = '') =>
-    execFileSync('bash', ['-c', command.replaceAll(README_BASE, base).replaceAll('<id>', id)], {
-      env: { ...process.env, KEY: key },
+    execFileSync('bash', ['-c', command.replaceAll(README_BASE, base)], {
+      env: { ...process.env, KEY: key, ID: id },
     }).toString();
-  const task = JSON.parse(run(create!)).data;
-  assert.is(task.status, 'ready');
-  let current = task;
+  const id = run(`${audio}; ${create}; echo "$ID"`).trim();
+  assert.match(id, /^[0-9a-f-]{36}$/);
+  let current = JSON.parse(run(status!, id)).data;
   for (let i = 0; i < 600 && !['completed', 'failed'].includes(current.status); i++) {
     await new Promise((resolve) => setTimeout(resolve, 200));
-    current = JSON.parse(run(status!, task.id)).data;
+    current = JSON.parse(run(status!, id)).data;
   }
   assert.is(current.status, 'completed', JSON.stringify(current.error));
   assert.ok(current.result.text.split(' ').length > 5, current.result.text);
-  const srt = run(result!, task.id);
+  const srt = run(result!, id);
   assert.match(srt, /^1\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}\n/);
 });
 
-test('the generated-client snippet prints the transcript', () => {
+test('the generated-client snippet, saved as transcribe.mts at the repository root, prints the transcript', () => {
   const [snippet] = codeBlocks(readmeSection('### Transcribe a file'), 'ts');
-  if (!snippet?.includes("'talk.wav'") || !snippet.includes(README_BASE)) {
+  if (!snippet?.includes(README_BASE) || !readmeSection('### Transcribe a file').includes('npx tsx transcribe.mts')) {
     assert.unreachable('the README snippet changed: update this test');
     return;
   }
-  // At the repository root, so its `./generated/...` imports resolve as they do for a reader.
-  const file = join(root, `.readme-snippet-${process.pid}.ts`);
-  writeFileSync(file, snippet.replace("'talk.wav'", JSON.stringify(goforward('wav'))).replace(README_BASE, base));
+  // At the repository root, as the README says, so its `./generated/...` imports resolve; only the address changes.
+  const file = join(root, `.readme-snippet-${process.pid}.mts`);
+  writeFileSync(file, snippet.replace(README_BASE, base));
   try {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, KEY: key } });
-    assert.is(out.toString().trim(), 'go forward ten meters');
+    const out = execFileSync('npx', ['tsx', file], { cwd: root, env: { ...process.env, KEY: key } });
+    assert.ok(out.toString().trim().split(' ').length > 5, out.toString());
   } finally {
     rmSync(file, { force: true });
   }

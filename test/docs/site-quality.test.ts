@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -203,6 +203,82 @@ test('no page scrolls sideways at 390 px or 1400 px, in light and in dark; dark 
   assert.equal(notDark, [], 'colours not following the scheme');
 });
 
+test('at 390 px and 1400 px nothing is covered or cut: copy buttons, the search placeholder, the reference', async () => {
+  const problems: string[] = [];
+  for (const [width, height] of [
+    [390, 844],
+    [1400, 900],
+  ] as const) {
+    const context = await browser.newContext({ viewport: { width, height } });
+    for (const file of ['guides/quickstart.html', 'guides/webhooks.html', 'api.html']) {
+      const page = await open(context, `${docs}${file}`);
+      // The copy button of every code block stays clear of the block's first line of code.
+      const covered = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('.site-code')).flatMap((block, n) => {
+          const button = block.querySelector('.site-copy')!.getBoundingClientRect();
+          const walker = document.createTreeWalker(block.querySelector('code')!, NodeFilter.SHOW_TEXT);
+          let text = walker.nextNode();
+          while (text && !text.textContent!.trim()) text = walker.nextNode();
+          if (!text) return [];
+          const range = document.createRange();
+          range.setStart(text, 0);
+          range.setEnd(text, Math.min(text.textContent!.length, 1));
+          const line = range.getBoundingClientRect();
+          const overlaps = button.bottom > line.top && button.top < line.bottom;
+          return overlaps
+            ? [`block ${n}: button ${button.top}–${button.bottom}, first line ${line.top}–${line.bottom}`]
+            : [];
+        }),
+      );
+      for (const c of covered) problems.push(`${file} at ${width} px: ${c}`);
+      // The search field shows its whole placeholder.
+      const [placeholder, textWidth, room] = await page.evaluate(() => {
+        const input = document.querySelector<HTMLInputElement>('.site-search input')!;
+        const style = getComputedStyle(input);
+        const context2d = document.createElement('canvas').getContext('2d')!;
+        context2d.font = `${style.fontSize} ${style.fontFamily}`;
+        const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return [input.placeholder, context2d.measureText(input.placeholder).width, room];
+      });
+      if (textWidth > room)
+        problems.push(`${file} at ${width} px: the placeholder "${placeholder}" needs ${textWidth} px of ${room}`);
+      await page.close();
+    }
+    // The reference: on a phone its floating menu button sits beside the text column, never over a line or link
+    // (an operation's "Guide:" link included); the sync create description starts with the request.
+    const page = await open(context, `${docs}api.html#tag/Transcriptions/operation/createSyncTranscription`);
+    const guide = page.locator('.api-content strong', { hasText: 'Guide:' }).first();
+    await guide.waitFor({ timeout: 20_000 });
+    const { buttonLeft, textRight } = await page.evaluate(() => {
+      const button = document.querySelector<HTMLElement>('button[data-testid=floating-button]');
+      const shown = button && getComputedStyle(button).display !== 'none' && button.offsetWidth > 0;
+      const rights = Array.from(document.querySelectorAll('.api-content p, .api-content li'))
+        .map((e) => e.getBoundingClientRect())
+        .filter((r) => r.width > 0)
+        .map((r) => r.right);
+      return { buttonLeft: shown ? button.getBoundingClientRect().left : Infinity, textRight: Math.max(...rights) };
+    });
+    if (width === 390 && buttonLeft === Infinity) problems.push('api.html at 390 px: no floating menu button');
+    if (textRight > buttonLeft)
+      problems.push(
+        `api.html at ${width} px: text reaches ${textRight} px, under the menu button from ${buttonLeft} px`,
+      );
+    const description = page.locator('.api-content p', { hasText: 'as the multipart field' }).first();
+    assert.match(await description.innerText(), /^Send a short recording as the multipart field file/);
+    await page.close();
+    await context.close();
+  }
+  assert.equal(problems, []);
+});
+
+test('the reference names the server as everything else does: http://127.0.0.1:8080', () => {
+  for (const file of ['api.html', 'streaming.html']) {
+    const html = readFileSync(join(root, 'docs/site', file), 'utf8');
+    assert.not.ok(html.includes('localhost:8080'), `${file} names localhost:8080`);
+    assert.ok(html.includes('127.0.0.1:8080'), `${file} names 127.0.0.1:8080`);
+  }
+});
+
 test('the toggle switches to dark and back, and the choice holds on the next page, the reference included', async () => {
   const context = await browser.newContext({ colorScheme: 'light' });
   const page = await open(context, `${docs}guides/quickstart.html`);
@@ -235,7 +311,8 @@ test('axe-core finds no serious or critical violation on any page, light or dark
   const found: string[] = [];
   let audited = 0;
   for (const colorScheme of ['light', 'dark'] as const) {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme });
+    // The pages' policy refuses injected inline scripts, as axe is added: the audit context sets it aside.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme, bypassCSP: true });
     for (const file of sitePages()) {
       const page = await open(context, `${docs}${file}`);
       // Redoc highlights its samples after the page is idle: the audit reads the page once that is done.

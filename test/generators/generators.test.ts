@@ -6,7 +6,7 @@
 // engine and the tiny chat model. Each call is tried as generated and, where that fails, with the generator's one
 // documented option; a call whose scenario code does not compile counts as failing. The matrix is printed, and every
 // cell must match expected.ts.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { suite } from 'uvu';
@@ -15,6 +15,7 @@ import { signV2Request } from '../../client/src/sign-v2-request.ts';
 import { wavOf } from '../../conformance/core/audio.ts';
 import { startScribe, type ScribeProcess } from '../../server/src/test-support/scribe-process.ts';
 import { ADMIN_TOKEN } from '../../server/src/test-support/test-databases.ts';
+import { installPins, pinsInstalled } from '../support/pinned-install.ts';
 import { runToEnd } from '../support/processes.ts';
 import { CALLS, EXPECTED, GENERATED_ERRORS, OPERATION_CALLS } from './expected.ts';
 import { GENERATORS, INSTALLS } from './generators.ts';
@@ -28,19 +29,6 @@ const GOFORWARD = '/usr/share/pocketsphinx/test/data/goforward.raw';
 const AT_ONCE = 2;
 
 const matrix = suite<{ work: string; server?: ScribeProcess; runs: GeneratorRun[] }>('generator matrix');
-
-/** Whether an install folder (INSTALLS) has each of its package.json's pins installed at that version. */
-const npmInstalled = (folder: string) => {
-  const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
-  };
-  return Object.entries(manifest.dependencies).every(([name, version]) => {
-    const installed = join(folder, 'node_modules', name, 'package.json');
-    return (
-      existsSync(installed) && (JSON.parse(readFileSync(installed, 'utf8')) as { version: string }).version === version
-    );
-  });
-};
 
 async function account(base: string) {
   const created = await fetch(`${base}/admin/accounts`, {
@@ -87,14 +75,9 @@ async function v2ResultLinks(base: string, keys: { public_key: string; secret: s
 matrix.before(async (context) => {
   context.work = mkdtempSync(join(tmpdir(), 'scribe-generators-'));
   context.runs = [];
-  for (const folder of INSTALLS.filter((folder) => !npmInstalled(folder))) {
-    const started = performance.now();
-    const installed = await runToEnd('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: folder,
-    });
-    assert.is(installed.code, 0, installed.stderr);
-    const seconds = ((performance.now() - started) / 1000).toFixed(0);
-    console.log(`generators installed in ${relative(here, folder) || '.'} in ${seconds} s`);
+  for (const folder of INSTALLS.filter((folder) => !pinsInstalled(folder))) {
+    const seconds = await installPins(folder);
+    console.log(`generators installed in ${relative(here, folder) || '.'} in ${seconds.toFixed(0)} s`);
   }
   const tiny = join(context.work, 'tiny.gguf');
   const made = await runToEnd(process.execPath, [

@@ -14,7 +14,9 @@ const USAGE = `Usage:
   ${streamUsage}
   ${chatUsage}
 
-The key comes from SCRIBE_API_KEY, the server from SCRIBE_BASE_URL (default http://127.0.0.1:8080).`;
+The key comes from SCRIBE_API_KEY, the server from SCRIBE_BASE_URL (default http://127.0.0.1:8080).
+Without --language, transcribe and stream send the API's default (ru) when the server's transcription model
+accepts it, else the first language the model lists in /v3/models (en on the reference server), and say which.`;
 
 const COMMANDS = { transcribe: transcribeCommand, stream: streamCommand, chat: chatCommand };
 const COMMAND_USAGE = { transcribe: transcribeUsage, stream: streamUsage, chat: chatUsage };

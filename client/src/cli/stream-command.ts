@@ -6,17 +6,18 @@ import WebSocket from 'ws';
 import type { Client } from '../../../generated/client/client/index.ts';
 import { connectStream } from '../connect-stream.ts';
 import { sendPacedAudio } from '../send-paced-audio.ts';
+import { choiceLine, chooseLanguage } from './choose-language.ts';
 import { CliError } from './cli-error.ts';
 import { readPcm } from './pcm-audio.ts';
 
-export const streamUsage = 'scribe-client stream FILE [--language en] [--sample-rate 16000 (raw PCM)] [--fast]';
+export const streamUsage = 'scribe-client stream FILE [--language CODE] [--sample-rate 16000 (raw PCM)] [--fast]';
 
 export async function streamCommand(client: Client, argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
-      language: { type: 'string', default: 'en' },
+      language: { type: 'string' },
       'sample-rate': { type: 'string', default: '16000' },
       fast: { type: 'boolean', default: false },
     },
@@ -27,8 +28,10 @@ export async function streamCommand(client: Client, argv: string[]): Promise<num
   if (!Number.isInteger(rawRate) || rawRate <= 0) throw new CliError('--sample-rate must be a positive integer', 2);
   const { pcm, sampleRate } = await readPcm(file, rawRate);
 
+  const choice = await chooseLanguage(client, values.language);
+  process.stderr.write(choiceLine(choice));
   const connection = await connectStream(client, {
-    session: { language: values.language, sample_rate: sampleRate, interim_results: true },
+    session: { language: choice.language, sample_rate: sampleRate, interim_results: true },
     WebSocket,
   });
   const tty = process.stdout.isTTY;

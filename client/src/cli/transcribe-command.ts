@@ -11,32 +11,39 @@ import {
 } from '../../../generated/client/sdk.gen.ts';
 import { ScribeApiError } from '../api-error.ts';
 import { waitForTranscription } from '../wait-for-transcription.ts';
+import { choiceLine, chooseLanguage } from './choose-language.ts';
 import { CliError } from './cli-error.ts';
 import { progressBar } from './progress-bar.ts';
 
 export const transcribeUsage =
-  'scribe-client transcribe FILE|URL [--format json|text|srt|vtt] [--language en] [--diarization] [--out PATH]';
+  'scribe-client transcribe FILE|URL [--format text|json|srt|vtt] [--language CODE] [--diarization] [--out PATH]';
 
 const FORMATS = { json: 'json', text: 'txt', srt: 'srt', vtt: 'vtt' } as const;
 
-async function createTask(client: Client, source: string, language?: string, diarization?: boolean) {
-  if (/^https?:\/\//i.test(source)) {
+/** What the task is made from: a link, or the file's bytes (read first, so a bad path is the one line it reports). */
+type Source = { url: string } | { file: File };
+
+async function sourceOf(source: string): Promise<Source> {
+  if (/^https?:\/\//i.test(source)) return { url: source };
+  try {
+    return { file: new File([new Uint8Array(await readFile(source))], basename(source)) };
+  } catch (error) {
+    throw new CliError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+async function createTask(client: Client, source: Source, language?: string, diarization?: boolean) {
+  if ('url' in source) {
     const { data, error, response } = await createAsyncTranscription({
       client,
-      body: { url: source, language, diarization },
+      body: { url: source.url, language, diarization },
     });
     if (!data) throw ScribeApiError.from(response, error);
     return data.transcription_id;
   }
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(source);
-  } catch (error) {
-    throw new CliError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
   const { data, error, response } = await createSyncTranscription({
     client,
-    body: { file: new File([new Uint8Array(bytes)], basename(source)), language, diarization },
+    body: { file: source.file, language, diarization },
   });
   if (!data) throw ScribeApiError.from(response, error);
   return data.data.id;
@@ -76,7 +83,10 @@ export async function transcribeCommand(client: Client, argv: string[]): Promise
   const format = values.format as keyof typeof FORMATS;
   if (!(format in FORMATS)) throw new CliError(`--format must be one of ${Object.keys(FORMATS).join(', ')}`, 2);
 
-  const id = await createTask(client, source, values.language, values.diarization);
+  const input = await sourceOf(source);
+  const choice = await chooseLanguage(client, values.language);
+  process.stderr.write(choiceLine(choice));
+  const id = await createTask(client, input, choice.language, values.diarization);
   const bar = progressBar(process.stderr);
   let task;
   try {

@@ -151,7 +151,18 @@ export async function priceOrder(run: RunContext, actor: Actor): Promise<void> {
       body: { type: 'transcription', duration_seconds: 600, priority },
       expectation: { kind: 'status', statuses: [200], reason: 'a quote' },
     });
-  const [queue, lightning] = await Promise.all([quote('queue'), quote('lightning')]);
+  const [queue, lightning] = await Promise.all([
+    quote('queue'),
+    quote('lightning'),
+    // a duration a few seconds past a whole minute: rounded up it is 2 minutes, to the nearest 1 (quote_arithmetic)
+    run.isSelected('calculateV2TranscriptionCost')
+      ? call(run, actor, 'calculateV2TranscriptionCost', {
+          label: 'v2 quote of 01:10',
+          body: { priority: 'queue', duration: '01:10' },
+          expectation: { kind: 'status', statuses: [200], reason: 'a v2 quote' },
+        })
+      : undefined,
+  ]);
   if (queue && lightning)
     run.trace(
       'price_order_conformance',

@@ -4,7 +4,7 @@
 // audio is charged nothing and its reservation returned (the document's stream rule 4). The release of a ticket
 // that expires unused is not observed: the ticket lives 60 s, longer than this whole phase.
 import type { BalanceReading } from '../../checks/reservation-consistency.ts';
-import { openSession } from '../streaming.ts';
+import { openSession } from '../stream-session.ts';
 import type { RunContext } from '../../core/run-context.ts';
 import type { ServerFrame } from '../../checks/stream-protocol-conformance.ts';
 import { ledgerFor, readBalance, settledBalance } from './reservations.ts';

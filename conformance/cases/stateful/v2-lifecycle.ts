@@ -3,10 +3,12 @@
 // with no credentials (text, JSON, PDF), each also through its one-format operation (`/v2/results/{id}.pdf`); a
 // link with a tampered signature is refused 403; a question is asked about the transcript. Then signature_enforcement:
 // the same signed read with each signature header missing, a tampered signature, a timestamp outside the window
-// (both sides) and another secret → 401, while the correctly signed one is let in.
+// (both sides), a signature over a wrong canonical string (a trailing newline, the parts swapped) and another secret
+// → 401, while the correctly signed one is let in.
 import { randomBytes } from 'node:crypto';
 import { hmacHeaders } from '../../core/client.ts';
 import { sleep } from '../../core/rate-limiter.ts';
+import { sign } from '../../core/v1-signature.ts';
 import type { RunContext } from '../../core/run-context.ts';
 import type { Exchange } from '../../core/types.ts';
 import { bodyOf, call, followReadLinks, type Actor, needs } from './steps.ts';
@@ -36,14 +38,11 @@ export async function v2Lifecycle(run: RunContext, actor: Actor): Promise<string
   });
   const id = bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
   if (!created || !id) return undefined;
-  run.trace(
-    'ensure_resource_availability',
-    { created, probes: await followReadLinks(run, actor, created) },
-    'stateful',
-    'createV2Transcription',
-  );
+  const linked = await followReadLinks(run, actor, created);
+  run.trace('ensure_resource_availability', { created, probes: linked }, 'stateful', 'createV2Transcription');
   let task: Exchange | undefined;
-  const reads: Exchange[] = [];
+  // the read link is the task's first read, taken while it is most likely still pending
+  const reads: Exchange[] = linked.filter((exchange) => exchange.operationId === 'getV2Transcription');
   const deadline = Date.now() + run.options.taskTimeout * 1000;
   while (Date.now() < deadline) {
     task = await call(run, actor, 'getV2Transcription', { label: 'poll the v2 task', path: { id } });
@@ -116,6 +115,13 @@ export async function v2Lifecycle(run: RunContext, actor: Actor): Promise<string
   return id;
 }
 
+/** Signature headers whose X-Signature is the HMAC of another string than the document's canonical one. */
+function signedOver(actor: Actor, canonical: (publicKey: string, timestamp: string) => string) {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = sign(actor.secret!, canonical(actor.publicKey!, timestamp));
+  return { 'X-Public-Key': actor.publicKey!, 'X-Timestamp': timestamp, 'X-Signature': signature };
+}
+
 async function signatureEnforcement(run: RunContext, actor: Actor, id: string): Promise<void> {
   const operation = run.spec.byId('getV2Transcription');
   const path = `/v2/transcriptions/${id}`;
@@ -141,6 +147,17 @@ async function signatureEnforcement(run: RunContext, actor: Actor, id: string): 
       variant: `timestamp ${SKEW_SECONDS} s in the future`,
       valid: false,
       headers: hmacHeaders(actor.publicKey!, actor.secret!, now + SKEW_SECONDS),
+    },
+    // the canonical string is exactly `public key\ntimestamp`: a signature over anything else is refused
+    {
+      variant: 'signed over the canonical string with a trailing newline',
+      valid: false,
+      headers: signedOver(actor, (key, timestamp) => `${key}\n${timestamp}\n`),
+    },
+    {
+      variant: 'signed over the canonical string with its parts swapped',
+      valid: false,
+      headers: signedOver(actor, (key, timestamp) => `${timestamp}\n${key}`),
     },
     {
       variant: 'signed with another secret',

@@ -8,9 +8,10 @@ import { randomUUID } from 'node:crypto';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
-  ChatMessage,
   ErrorObject,
   ChatResponseFormat,
+  ChatToolCallDelta,
+  FinishReason,
   TokenUsage,
 } from '../../../generated/client/types.gen.ts';
 import type { AccountRow } from '../accounts/store.ts';
@@ -27,11 +28,13 @@ import {
   type GenerateResult,
   type LocalChatEngine,
   type PromptMeasure,
+  type PromptMessage,
   type StartedAnswer,
 } from './engine/engine.ts';
 import type { ChatEngines } from './engines.ts';
-import { answerFormatOf, isInvalidAnswer } from './json-answer.ts';
+import { answerFormatOf, invalidAnswerParam } from './json-answer.ts';
 import { createSseStream, type SseStream } from './sse-stream.ts';
+import { toolCallId, toolCallsOf, toolPlanOf, type ToolPlan, type ToolRequest } from './tool-calls.ts';
 
 /** The contract's default and upper bound of `max_tokens`. */
 export const MAX_TOKENS = 32000;
@@ -39,11 +42,13 @@ export const MAX_TOKENS = 32000;
 export interface ChatCall {
   account: AccountRow;
   model: ChatModelId;
-  messages: ChatMessage[];
+  messages: PromptMessage[];
   temperature: number;
   /** `max_completion_tokens ?? max_tokens` as sent; undefined = as many as the model can produce (≤ 32000). */
   maxTokens: number | undefined;
   responseFormat?: ChatResponseFormat;
+  /** The functions the model may call (OpenAI routes only). */
+  tools?: ToolRequest;
   includeUsage: boolean;
   /** `free`: nothing is reserved or charged (the v2 transcript chat's free requests). */
   billing: 'charge' | 'free';
@@ -65,6 +70,7 @@ export interface ChatServiceDeps {
 interface Measured {
   engine: ChatEngine;
   check: (content: string) => void;
+  tools: ToolPlan;
   format: ReturnType<typeof answerFormatOf>['format'];
   promptTokens: number;
   limit: number;
@@ -96,7 +102,7 @@ type AnswerFormatCheck = ReturnType<typeof answerFormatOf>;
 const DELTA_INTERVAL_MS = 20;
 
 /** How a call wants its answer's text while it is generated (nothing, for a call that waits for the whole answer). */
-type Deltas = Pick<GenerateRequest, 'onDelta' | 'deltaIntervalMs'>;
+type Deltas = Pick<GenerateRequest, 'onDelta' | 'deltaIntervalMs' | 'onToolCall'>;
 
 const usageOf = (promptTokens: number, completionTokens: number): TokenUsage => ({
   prompt_tokens: promptTokens,
@@ -105,21 +111,23 @@ const usageOf = (promptTokens: number, completionTokens: number): TokenUsage => 
 });
 
 /** How an engine failure is answered before anything was streamed. */
-function apiErrorOf(error: unknown): ApiError {
+export function apiErrorOf(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (isInvalidAnswer(error)) return new ApiError(500, 'internal_error', (error as Error).message);
+  const invalid = invalidAnswerParam(error);
+  if (invalid) return new ApiError(400, 'invalid_parameter', (error as Error).message, invalid);
   if (error instanceof ChatEngineError) {
     if (error.code === 'engine_unavailable') return new ApiError(503, 'engine_unavailable', error.message, 'model');
     if (error.code === 'too_many_concurrent_jobs')
       return new ApiError(429, 'too_many_concurrent_jobs', error.message, null, { 'Retry-After': '1' });
-    if (error.code === 'invalid_answer')
-      return new ApiError(400, 'invalid_parameter', error.message, 'response_format.json_schema.schema');
+    if (error.code === 'invalid_answer' || error.code === 'invalid_tool')
+      return new ApiError(400, 'invalid_parameter', error.message, error.param ?? 'response_format.json_schema.schema');
     return new ApiError(500, 'internal_error', error.message);
   }
   return new ApiError(500, 'internal_error', 'The model stopped unexpectedly.');
 }
 
-const errorObjectOf = (error: ApiError): ErrorObject => ({
+/** The error object of an in-band error event. */
+export const errorObjectOf = (error: ApiError): ErrorObject => ({
   type: errorTypeOf(error.status),
   code: error.code as ErrorObject['code'],
   message: error.message,
@@ -150,6 +158,7 @@ export function createChatService(deps: ChatServiceDeps) {
     call: ChatCall,
     engine: ChatEngine,
     { format, check }: AnswerFormatCheck,
+    tools: ToolPlan,
     measure: PromptMeasure,
   ): Measured {
     if (measure.maxAnswerTokens < 1) {
@@ -165,6 +174,7 @@ export function createChatService(deps: ChatServiceDeps) {
     return {
       engine,
       check,
+      tools,
       format,
       promptTokens: measure.promptTokens,
       limit,
@@ -184,16 +194,18 @@ export function createChatService(deps: ChatServiceDeps) {
   async function begin(call: ChatCall, deltas: Deltas = {}): Promise<Begun> {
     let engine: ChatEngine;
     let format: AnswerFormatCheck;
+    let tools: ToolPlan;
     try {
       engine = engineOf(call.model);
       format = answerFormatOf(call.responseFormat);
+      tools = toolPlanOf(call.tools ?? {});
     } catch (error) {
       await call.onFailed?.();
       throw error;
     }
     return engine.kind === 'llama'
-      ? beginLocal(call, engine, format, deltas)
-      : beginUpstream(call, engine, format, deltas);
+      ? beginLocal(call, engine, format, tools, deltas)
+      : beginUpstream(call, engine, format, tools, deltas);
   }
 
   /**
@@ -206,6 +218,7 @@ export function createChatService(deps: ChatServiceDeps) {
     call: ChatCall,
     engine: LocalChatEngine,
     format: AnswerFormatCheck,
+    tools: ToolPlan,
     deltas: Deltas,
   ): Promise<Begun> {
     const refused = new AbortController();
@@ -219,6 +232,7 @@ export function createChatService(deps: ChatServiceDeps) {
           temperature: call.temperature,
           maxTokens: call.maxTokens ?? MAX_TOKENS,
           format: format.format,
+          ...(tools.local ? { tools: tools.local } : {}),
           signal: AbortSignal.any([call.signal, refused.signal]),
           ...deltas,
         })
@@ -226,7 +240,7 @@ export function createChatService(deps: ChatServiceDeps) {
           throw apiErrorOf(error);
         });
       // No answer was started exactly when the prompt leaves no room: `accept` refuses that call.
-      measured = accept(call, engine, format, started.measure);
+      measured = accept(call, engine, format, tools, started.measure);
     } catch (error) {
       await call.onFailed?.();
       throw error;
@@ -250,14 +264,15 @@ export function createChatService(deps: ChatServiceDeps) {
     call: ChatCall,
     engine: ChatEngine,
     format: AnswerFormatCheck,
+    tools: ToolPlan,
     deltas: Deltas,
   ): Promise<Begun> {
     let prepared: Prepared;
     try {
-      const measure = await engine.measure(call.messages, format.format).catch((error: unknown) => {
+      const measure = await engine.measure(call.messages, format.format, tools.upstream).catch((error: unknown) => {
         throw apiErrorOf(error);
       });
-      const measured = accept(call, engine, format, measure);
+      const measured = accept(call, engine, format, tools, measure);
       prepared = { ...measured, reservation: reserve(call, measured) };
       await prepared.reservation;
     } catch (error) {
@@ -269,6 +284,7 @@ export function createChatService(deps: ChatServiceDeps) {
       temperature: call.temperature,
       maxTokens: prepared.limit,
       format: prepared.format,
+      ...(tools.upstream ? { tools: tools.upstream } : {}),
       promptTokens: prepared.promptTokens,
       signal: call.signal,
       ...deltas,
@@ -314,7 +330,12 @@ export function createChatService(deps: ChatServiceDeps) {
     // refusal rejects here, and the call ends as refused: nothing charged, `onAnswer` never called).
     await prepared.reservation;
     try {
-      prepared.check(result.content);
+      // A JSON answer cut by max_tokens is incomplete by nature: the caller sees `finish_reason: length`. An answer
+      // that calls tools is judged by its calls (an upstream's are passed on as its model made them).
+      if (result.finishReason !== 'length') {
+        if (!result.toolCalls?.length) prepared.check(result.content);
+        else if (prepared.engine.kind === 'llama') prepared.tools.check(result.toolCalls);
+      }
     } catch (error) {
       await settle(call, prepared, result.promptTokens, result.completionTokens);
       throw error;
@@ -326,7 +347,7 @@ export function createChatService(deps: ChatServiceDeps) {
 
   return {
     /** The prompt measure of a model's engine (503 when the model has none). */
-    measure: (model: ChatModelId, messages: ChatMessage[]) => engineOf(model).measure(messages),
+    measure: (model: ChatModelId, messages: PromptMessage[]) => engineOf(model).measure(messages),
 
     /** The whole answer as a `chat.completion`. */
     async complete(call: ChatCall): Promise<ChatCompletion> {
@@ -337,16 +358,41 @@ export function createChatService(deps: ChatServiceDeps) {
       } catch (error) {
         throw apiErrorOf(error);
       }
+      const calls = result.toolCalls?.length ? toolCallsOf(result.toolCalls) : undefined;
       return {
         id: prepared.id,
         object: 'chat.completion',
         created: prepared.created,
         model: call.model,
         choices: [
-          { index: 0, message: { role: 'assistant', content: result.content }, finish_reason: result.finishReason },
+          {
+            index: 0,
+            // OpenAI's shape of an answer that only calls tools: `content` null.
+            message: calls
+              ? { role: 'assistant', content: result.content || null, tool_calls: calls }
+              : { role: 'assistant', content: result.content },
+            finish_reason: result.finishReason,
+          },
         ],
         usage: usageOf(result.promptTokens, result.completionTokens),
       };
+    },
+
+    /**
+     * The answer's text handed to `onDelta` as it is generated, paced as in `stream`, for a route that frames its own
+     * events (the Responses API). Refusals reject before this returns, as in `stream`; `answer` rejects with the
+     * ApiError a failure after that would have had. `onDelta` may be called before this returns (a local model starts
+     * while the funds are being held).
+     */
+    async generate(
+      call: ChatCall,
+      onDelta: (text: string) => void,
+    ): Promise<{ id: string; created: number; answer: Promise<GenerateResult> }> {
+      const { prepared, answer } = await begin(call, { onDelta, deltaIntervalMs: DELTA_INTERVAL_MS });
+      const mapped = answer.catch((error: unknown) => {
+        throw apiErrorOf(error);
+      });
+      return { id: prepared.id, created: prepared.created, answer: mapped };
     },
 
     /**
@@ -359,16 +405,30 @@ export function createChatService(deps: ChatServiceDeps) {
       // for the settling of the answer's charge (a database transaction): the reader has the whole answer as soon as
       // it exists. Text made before the call is accepted (the model starts while the funds are being held) waits
       // until the stream exists.
-      let early = '';
-      let write: (text: string) => void = (text) => {
-        early += text;
+      type Delta = ChatCompletionChunk['choices'][number]['delta'];
+      const early: Delta[] = [];
+      let write: (delta: Delta) => void = (delta) => {
+        const last = early.at(-1);
+        if (last?.content !== undefined && delta.content !== undefined) last.content += delta.content;
+        else early.push(delta);
       };
+      // A call's id is made with its first piece (the stream names the call before its arguments).
+      const pieceOf = (piece: { index: number; name?: string; arguments: string }): ChatToolCallDelta =>
+        piece.name !== undefined
+          ? {
+              index: piece.index,
+              id: toolCallId(),
+              type: 'function',
+              function: { name: piece.name, arguments: '' },
+            }
+          : { index: piece.index, function: { arguments: piece.arguments } };
       const { prepared, answer } = await begin(call, {
-        onDelta: (text) => write(text),
+        onDelta: (text) => write({ content: text }),
+        onToolCall: (piece) => write({ tool_calls: [pieceOf(piece)] }),
         deltaIntervalMs: DELTA_INTERVAL_MS,
       });
       const sse = createSseStream();
-      const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'stop' | 'length' | null) =>
+      const chunk = (delta: Delta, finish: FinishReason | null) =>
         ({
           id: prepared.id,
           object: 'chat.completion.chunk',
@@ -377,8 +437,8 @@ export function createChatService(deps: ChatServiceDeps) {
           choices: [{ index: 0, delta, finish_reason: finish }],
         }) satisfies ChatCompletionChunk;
       sse.send(chunk({ role: 'assistant', content: '' }, null));
-      write = (text) => sse.send(chunk({ content: text }, null));
-      if (early) write(early);
+      write = (delta) => sse.send(chunk(delta, null));
+      for (const delta of early) write(delta);
       void answer
         .then((result) => {
           sse.send(chunk({}, result.finishReason));

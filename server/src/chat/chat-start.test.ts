@@ -152,7 +152,7 @@ for (const mode of ['stream', 'complete'] as const) {
     assert.equal([after.reservations.length, after.entries, after.balanceMinor], [0, [], 0]);
     // The next caller with funds gets the model (a single slot: the stopped answer released it).
     const next = await service.complete(callOf(await accountWith(100)));
-    assert.ok(next.choices[0]!.message.content.length > 0);
+    assert.ok(next.choices[0]!.message.content!.length > 0);
   });
 }
 
@@ -185,7 +185,7 @@ test('an upstream model is asked only once the funds are held, and not at all wh
   const seen: Seen = {};
   const service = serviceWith(seen, 'openai-compatible');
   const answer = await service.complete(callOf(await accountWith(100)));
-  assert.ok(answer.choices[0]!.message.content.length > 0);
+  assert.ok(answer.choices[0]!.message.content!.length > 0);
   assert.ok(seen.generateStarted! >= seen.reserveSettled!, 'the model was asked after the funds were held');
 
   const refused: Seen = {};

@@ -5,6 +5,7 @@ import type { ChatCompletionRequest, OpenAiChatCompletionRequest } from '../../.
 import type { AccountRow } from '../accounts/store.ts';
 import { accountOf, type HandlerGroup, type Reply } from '../http/operation.ts';
 import type { ChatCall, ChatService } from './chat-service.ts';
+import { promptMessagesOf } from './openai-messages.ts';
 import { SSE_HEADERS } from './sse-stream.ts';
 
 export const DEFAULT_TEMPERATURE = 0.7;
@@ -15,13 +16,24 @@ export function callOf(
   account: AccountRow,
   signal: AbortSignal,
 ): ChatCall {
+  // Only the OpenAI body has tools (the v3 `create` body is closed, so validation refuses them there).
+  const { tools, tool_choice: choice, parallel_tool_calls: parallel } = body as OpenAiChatCompletionRequest;
   return {
     account,
     model: body.model,
-    messages: body.messages,
+    messages: promptMessagesOf(body.messages),
     temperature: body.temperature ?? DEFAULT_TEMPERATURE,
     maxTokens: body.max_completion_tokens ?? body.max_tokens,
     ...(body.response_format ? { responseFormat: body.response_format } : {}),
+    ...(tools !== undefined || choice !== undefined
+      ? {
+          tools: {
+            ...(tools ? { tools } : {}),
+            ...(choice ? { choice } : {}),
+            ...(parallel !== undefined ? { parallel } : {}),
+          },
+        }
+      : {}),
     includeUsage: body.stream_options?.include_usage === true,
     billing: 'charge',
     signal,

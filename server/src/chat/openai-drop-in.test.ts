@@ -128,6 +128,53 @@ for (const kind of databaseKinds) {
     assert.equal(charged, [-(p + 3 * c) / 100, -(p + 3 * c) / 100]);
   });
 
+  test('tools through the chain: A passes them to B and answers B’s call (plain and streamed, OpenAI SDK)', async () => {
+    const onA = await A().provision({ balance: 1000 });
+    const parameters = {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' } },
+      required: ['city', 'days'],
+      additionalProperties: false,
+    };
+    const tools = [
+      { type: 'function' as const, function: { name: 'get_weather', parameters } },
+      { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: {} } } },
+    ];
+    const body = {
+      model: 'service-mini',
+      messages: MESSAGES,
+      tools,
+      tool_choice: { type: 'function' as const, function: { name: 'get_weather' } },
+      temperature: 0,
+      max_tokens: 300,
+    };
+    const direct = await B().v3(onB.apiKey, 'POST', '/v3/chat/completions', { json: body });
+    assert.is(direct.status, 200, direct.text);
+    const client = sdk(A(), onA.apiKey);
+    const chained = await client.chat.completions.create(body);
+    const [choice] = chained.choices;
+    assert.equal([choice!.finish_reason, choice!.message.content], ['tool_calls', null]);
+    const call = choice!.message.tool_calls![0]! as { id: string; function: { name: string; arguments: string } };
+    // Greedy decoding: B's call, made again for A; A gives it an id of its own.
+    assert.equal(call.function, direct.body.choices[0].message.tool_calls[0].function);
+    assert.is(typeof (JSON.parse(call.function.arguments) as { city: unknown }).city, 'string');
+    assert.match(call.id, /^call_/);
+    assert.equal(chained.usage, direct.body.usage);
+
+    const stream = await client.chat.completions.create({ ...body, stream: true });
+    let name = '';
+    let args = '';
+    let finish;
+    for await (const chunk of stream) {
+      for (const piece of chunk.choices[0]?.delta.tool_calls ?? []) {
+        name += piece.function?.name ?? '';
+        args += piece.function?.arguments ?? '';
+      }
+      finish ??= chunk.choices[0]?.finish_reason ?? undefined;
+    }
+    assert.equal([name, args, finish], ['get_weather', call.function.arguments, 'tool_calls']);
+  });
+
   test('json_schema through the chain: the answer validates; an unreachable upstream is 503', async () => {
     // Without max_tokens, A reserves prompt + the reservation cap (4096) × 3 minor.
     const onA = await A().provision({ balance: 1000 });

@@ -1,8 +1,8 @@
 // The knex instance: embedded SQLite (a file in the data dir, WAL) by default, PostgreSQL when DATABASE_URL is set.
 import knex from 'knex';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config, DatabaseTimeouts } from '../config.ts';
 import { databaseKind, type Database } from './database-handle.ts';
 import { attachReadConnection } from './hot-reads.ts';
 import { migrationSource } from './migrations.ts';
@@ -10,12 +10,83 @@ import { rememberPreparedStatements } from './statement-cache.ts';
 
 export { databaseKind, type Database, type DatabaseKind } from './database-handle.ts';
 
-export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Database {
+/**
+ * The database file readable by its owner only (0600): it holds account data, key hashes and sealed secrets. SQLite
+ * creates the -wal and -shm files with the database file's permissions, so they follow. A file made by an older
+ * version with the umask's 0644 is narrowed too, with its -wal and -shm.
+ */
+function ownerOnly(filename: string): void {
+  closeSync(openSync(filename, 'a', 0o600));
+  for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
+
+/** The bounds of a handle opened without settings (tools and tests): the settings' defaults. */
+const DEFAULT_TIMEOUTS: DatabaseTimeouts = {
+  connectTimeoutMs: 3000,
+  acquireTimeoutMs: 5000,
+  statementTimeoutMs: 15_000,
+  sqliteBusyTimeoutMs: 5000,
+};
+
+/** How much longer than the server's own statement timeout the client waits for a server that answers nothing. */
+const CLIENT_GRACE_MS = 1000;
+
+interface PgClient {
+  query: (...args: unknown[]) => unknown;
+  connection: { stream: { destroy(): void } };
+  __knex__disposed?: unknown;
+}
+
+/**
+ * A PostgreSQL connection whose query got no answer within the client's read timeout (a frozen or cut-off server)
+ * still has that query in flight; handed out again, every later query would queue behind it. It is marked for knex's
+ * pool to drop and its socket closed.
+ */
+function dropOnReadTimeout(client: PgClient): PgClient {
+  const query = client.query.bind(client);
+  client.query = (...args: unknown[]) => {
+    const callback = args[args.length - 1];
+    if (typeof callback !== 'function') return query(...args);
+    return query(...args.slice(0, -1), (error: Error | null, result: unknown) => {
+      if (error?.message === 'Query read timeout') {
+        client.__knex__disposed = error;
+        client.connection.stream.destroy();
+      }
+      (callback as (error: Error | null, result: unknown) => void)(error, result);
+    });
+  };
+  return client;
+}
+
+export function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & { database?: DatabaseTimeouts },
+): Database {
+  const timeouts = config.database ?? DEFAULT_TIMEOUTS;
   if (config.databaseUrl) {
-    return knex({ client: 'pg', connection: config.databaseUrl, pool: { min: 0, max: 10 } });
+    return knex({
+      client: 'pg',
+      connection: {
+        connectionString: config.databaseUrl,
+        connectionTimeoutMillis: timeouts.connectTimeoutMs,
+        statement_timeout: timeouts.statementTimeoutMs,
+        query_timeout: timeouts.statementTimeoutMs + CLIENT_GRACE_MS,
+        keepAlive: true,
+      },
+      acquireConnectionTimeout: timeouts.acquireTimeoutMs,
+      // knex would print every failed connection attempt of an outage to the console; the requests it fails are
+      // answered 503 and logged, once each, by the error handler.
+      log: { warn: () => undefined, debug: () => undefined },
+      pool: {
+        min: 0,
+        max: 10,
+        afterCreate: (conn: PgClient, done: (err: Error | null, conn: unknown) => void) =>
+          done(null, dropOnReadTimeout(conn)),
+      },
+    });
   }
   mkdirSync(config.dataDir, { recursive: true });
   const filename = join(config.dataDir, 'scribe.sqlite');
+  ownerOnly(filename);
   const db = knex({
     client: 'better-sqlite3',
     connection: { filename },
@@ -33,7 +104,7 @@ export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): D
         // task and every progress step), against ≈ 0.05 ms now.
         conn.pragma('synchronous = NORMAL');
         conn.pragma('foreign_keys = ON');
-        conn.pragma('busy_timeout = 5000');
+        conn.pragma(`busy_timeout = ${timeouts.sqliteBusyTimeoutMs}`);
         done(null, rememberPreparedStatements(conn));
       },
     },

@@ -24,6 +24,7 @@ const TABLES = [
   'server_settings',
   'transcript_chats',
   'signature_nonces',
+  'admin_idempotency_keys',
 ];
 
 /** Every migration, in order (the list in db/migrations.ts). */
@@ -38,6 +39,7 @@ const ALL = [
   '20261125000000_media_chunks',
   '20261125010000_server_settings',
   '20261128150000_signature_nonces',
+  '20261207010000_admin_idempotency_keys',
 ];
 
 async function userTables(db: Database, kind: string): Promise<string[]> {

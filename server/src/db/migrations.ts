@@ -10,6 +10,7 @@ import * as transcriptChats from '../../migrations/20261123010000_transcript_cha
 import * as mediaChunks from '../../migrations/20261125000000_media_chunks.ts';
 import * as serverSettings from '../../migrations/20261125010000_server_settings.ts';
 import * as signatureNonces from '../../migrations/20261128150000_signature_nonces.ts';
+import * as adminIdempotencyKeys from '../../migrations/20261207010000_admin_idempotency_keys.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '20261121210000_core': core,
@@ -22,6 +23,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261125000000_media_chunks': mediaChunks,
   '20261125010000_server_settings': serverSettings,
   '20261128150000_signature_nonces': signatureNonces,
+  '20261207010000_admin_idempotency_keys': adminIdempotencyKeys,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

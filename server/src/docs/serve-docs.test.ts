@@ -2,6 +2,7 @@
 // made while the server runs, files and their types, folders without listing, and paths that try to leave the folder.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,6 +60,25 @@ test('a site built while the server runs is served, with its types and no listin
   assert.is(await (await fetch(`${base}/docs/guides/a%20b.html`)).text(), '<h1>A B</h1>');
   assert.is((await fetch(`${base}/docs/guides/`)).status, 404);
   assert.is((await fetch(`${base}/docs/missing.html`)).status, 404);
+});
+
+test("a page's policy allows its own inline scripts by hash, never 'unsafe-inline', and follows a rebuild", async () => {
+  const sha = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+  const scriptSrc = async (path: string) =>
+    ((await fetch(`${base}${path}`)).headers.get('content-security-policy') ?? '')
+      .split('; ')
+      .find((directive) => directive.startsWith('script-src '));
+  const own = 'document.documentElement.classList.add("dark")';
+  writeFileSync(
+    join(site, 'page.html'),
+    `<head><script>${own}</script><script src="app.js"></script><script type="module">import "./app.js";</script></head>`,
+  );
+  assert.is(await scriptSrc('/docs/page.html'), `script-src 'self' ${sha(own)} ${sha('import "./app.js";')} blob:`);
+  assert.is(await scriptSrc('/docs/guides/a%20b.html'), "script-src 'self' blob:");
+  assert.is(await scriptSrc('/docs/missing.html'), "script-src 'self' blob:");
+  // A rebuilt page (another size) gets the hashes of its new scripts, not the cached ones.
+  writeFileSync(join(site, 'page.html'), '<script>let rebuilt = 1;</script>');
+  assert.is(await scriptSrc('/docs/page.html'), `script-src 'self' ${sha('let rebuilt = 1;')} blob:`);
 });
 
 test('no path reaches a file outside the site', async () => {

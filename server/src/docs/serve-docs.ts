@@ -4,10 +4,11 @@
 // build made while the server runs is served without a restart. /docs is not part of the API contract, so these
 // requests never reach the contract router and its JSON 404/405 answers.
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Context, Next } from 'koa';
 import { contentTypeOf } from './content-types.ts';
+import { inlineScriptSources, pagePolicy } from './page-policy.ts';
 import { resolveSitePath } from './resolve-site-path.ts';
 
 export const DOCS_PREFIX = '/docs';
@@ -16,22 +17,8 @@ const DOCS_SUBTREE = `${DOCS_PREFIX}/`;
 /** The site `npm run docs` builds, relative to this module (server/src/docs/ → docs/site/). */
 export const defaultSiteDir = fileURLToPath(new URL('../../../docs/site/', import.meta.url));
 
-/**
- * What the site's pages may load: this server only, so a page that reached for another host fails in the browser
- * instead of silently depending on the network. Redoc and the playground need inline scripts and styles, data: and
- * blob: URLs (icons, the audio worklet) and a WebSocket back to this server.
- */
-const contentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline' blob:",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "media-src 'self' blob: data:",
-  "connect-src 'self'",
-  "worker-src 'self' blob:",
-  "frame-ancestors 'self'",
-].join('; ');
+/** The policy of the pages this module writes itself (no scripts). */
+const fixedPagePolicy = pagePolicy([]);
 
 const notBuiltPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Documentation not built · Scribe</title><link rel="icon" href="data:,"></head>
@@ -52,6 +39,7 @@ function answerPage(ctx: Context, status: number, page: string): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
+  ctx.set('Content-Security-Policy', fixedPagePolicy);
   ctx.body = page;
 }
 
@@ -65,6 +53,16 @@ async function fileInfo(path: string) {
 
 export function serveDocs(options: { dir?: string } = {}) {
   const dir = options.dir ?? defaultSiteDir;
+  // Each page's policy names its inline scripts' hashes: read once per version of the file (a rebuild changes its
+  // size or time), not on every visit (the reference page is megabytes).
+  const policies = new Map<string, { version: string; policy: string }>();
+  async function policyOf(file: string, version: string): Promise<string> {
+    const known = policies.get(file);
+    if (known?.version === version) return known.policy;
+    const policy = pagePolicy(inlineScriptSources(await readFile(file, 'utf8')));
+    policies.set(file, { version, policy });
+    return policy;
+  }
   // Every API request passes through here: for them this is a plain call that hands on the rest's promise, so the
   // site's async work (stat, streams) is only entered for /docs itself.
   return function docsSite(ctx: Context, next: Next): Promise<void> {
@@ -111,7 +109,8 @@ export function serveDocs(options: { dir?: string } = {}) {
     // Pages are revalidated on every visit (a rebuild shows at once); their assets keep their names across builds,
     // so they are cached briefly rather than forever.
     ctx.set('Cache-Control', type.startsWith('text/html') ? 'no-cache' : 'public, max-age=300');
-    if (type.startsWith('text/html')) ctx.set('Content-Security-Policy', contentSecurityPolicy);
+    if (type.startsWith('text/html'))
+      ctx.set('Content-Security-Policy', await policyOf(file, `${info.size}-${info.mtimeMs}`));
     ctx.lastModified = info.mtime;
     ctx.etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
     ctx.status = 200;

@@ -12,6 +12,7 @@ export function accessLog(logger: Logger) {
       logger.info(
         {
           requestId: ctx.state.requestId,
+          client: ctx.state.clientAddress,
           method: ctx.method,
           path: ctx.path,
           operationId: ctx.state.operationId,

@@ -35,6 +35,14 @@ export const errors = {
   userBlocked: () => new ApiError(403, 'user_blocked', 'This account is blocked.'),
   notFound: (param: string | null = 'id', what = 'resource') =>
     new ApiError(404, 'not_found', `No such ${what}.`, param),
+  adminSurfaceOff: () =>
+    new ApiError(
+      404,
+      'not_found',
+      'The admin surface is off: this server was started without SCRIBE_ADMIN_TOKEN. ' +
+        'Set it to a token of your choice and send that token in X-Admin-Token.',
+      null,
+    ),
   methodNotAllowed: (allowed: string[]) =>
     new ApiError(405, 'method_not_allowed', `Method not allowed; use ${allowed.join(', ')}.`, null, {
       Allow: allowed.join(', '),

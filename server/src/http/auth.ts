@@ -1,9 +1,9 @@
 // Authentication by the operation's security scheme: Bearer keys on v3, the three signed headers on v2/v1 (HMAC over
 // `public_key\ntimestamp`, ±300 s, or the `X-Signature-Version: 2` canonical string with method, path, body hash and
 // an optional nonce accepted once), and the operator token on /admin. Blocked accounts are refused here, except where
-// an operation says otherwise. Refused Bearer keys and signatures are counted per client address, which is refused
-// with 429 for a while once it has failed too often.
-import { createHash, timingSafeEqual } from 'node:crypto';
+// an operation says otherwise. Refused Bearer keys, signatures and admin tokens are counted per client address, which
+// is refused with 429 for a while once it has failed too often.
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { AccountRow } from '../db/account-row.ts';
 import { ApiError, errors } from './api-error.ts';
@@ -35,6 +35,8 @@ export interface AuthDeps {
       secret: string,
       secretHash?: string,
     ): Promise<{ key: { id: string }; account: AccountRow } | undefined>;
+    /** Whether a key pair with this public key exists (checked before a signed upload is read). */
+    knowsPublicKey(publicKey: string): Promise<boolean>;
     /** The account id of a correctly signed request, or undefined. */
     verifySignature(publicKey: string, canonical: string, signature: string): Promise<string | undefined>;
   };
@@ -92,7 +94,11 @@ export function canonicalString(ctx: Context, publicKey: string, timestamp: stri
   return `${publicKey}\n${timestamp}`;
 }
 
-async function signed(ctx: Context, deps: AuthDeps, bodySha256: () => string): Promise<AccountRow> {
+/**
+ * The checks of a signed request that need no body: the three headers, the version, the timestamp's window and the
+ * nonce's form. Returns the public key and timestamp.
+ */
+function signedHeaders(ctx: Context, deps: AuthDeps): { publicKey: string; timestamp: string; signature: string } {
   const publicKey = ctx.get('X-Public-Key');
   const timestamp = ctx.get('X-Timestamp');
   const signature = ctx.get('X-Signature');
@@ -115,6 +121,13 @@ async function signed(ctx: Context, deps: AuthDeps, bodySha256: () => string): P
   if (nonce && !NONCE.test(nonce)) {
     throw errors.invalidApiKey('X-Signature-Nonce must be 16 to 128 letters, digits, "-" or "_".');
   }
+  return { publicKey, timestamp, signature };
+}
+
+async function signed(ctx: Context, deps: AuthDeps, bodySha256: () => string): Promise<AccountRow> {
+  const { publicKey, timestamp, signature } = signedHeaders(ctx, deps);
+  const version = ctx.get('X-Signature-Version');
+  const nonce = ctx.get('X-Signature-Nonce');
   const accountId = await deps.keys.verifySignature(
     publicKey,
     canonicalString(ctx, publicKey, timestamp, version === '2' ? bodySha256() : ''),
@@ -130,8 +143,8 @@ async function signed(ctx: Context, deps: AuthDeps, bodySha256: () => string): P
 }
 
 function admin(ctx: Context, deps: AuthDeps): void {
-  // With no token configured the admin surface does not exist.
-  if (!deps.adminToken) throw errors.notFound(null, 'route');
+  // With no token configured the admin surface does not exist; the 404 names the setting that turns it on.
+  if (!deps.adminToken) throw errors.adminSurfaceOff();
   // Digests of equal length, so neither the comparison nor a length check reveals anything about the token.
   const sent = createHash('sha256').update(ctx.get('X-Admin-Token')).digest();
   const expected = createHash('sha256').update(deps.adminToken).digest();
@@ -142,14 +155,33 @@ function admin(ctx: Context, deps: AuthDeps): void {
 
 const noAccount = Promise.resolve(undefined);
 
-/** The credential a request presents, as it is counted when refused: never a secret itself. */
-function presentedCredential(ctx: Context, scheme: 'bearer' | 'signed'): string | undefined {
+/**
+ * What can be checked of a request whose signature covers a multipart body before that body is read (it may be
+ * hundreds of megabytes, streamed to disk): the address is not locked out, the headers are present and in the window,
+ * and the public key exists. A request that fails here is refused without its body being read, and counted as a
+ * refused credential like a wrong signature.
+ */
+export async function preauthenticateSigned(ctx: Context, deps: AuthDeps): Promise<void> {
+  const check = async () => {
+    const { publicKey } = signedHeaders(ctx, deps);
+    if (!(await deps.keys.knowsPublicKey(publicKey))) throw errors.invalidApiKey('Invalid signature.');
+    return undefined;
+  };
+  const credential = deps.failedAuth && presentedCredential(ctx, 'signed');
+  await (credential ? limited(ctx, deps.failedAuth!, credential, check) : check());
+}
+
+/**
+ * The credential a request presents, as it is counted when refused (never a secret itself), or undefined when it
+ * presents none. Made only when the limit asks for it: most requests need no digest of their key.
+ */
+function presentedCredential(ctx: Context, scheme: 'bearer' | 'signed'): (() => string) | undefined {
   if (scheme === 'signed') {
     const publicKey = ctx.get('X-Public-Key');
-    return publicKey ? `pk:${publicKey.slice(0, 128)}` : undefined;
+    return publicKey ? () => `pk:${publicKey.slice(0, 128)}` : undefined;
   }
   const authorization = ctx.get('Authorization');
-  return authorization ? `bearer:${createHash('sha256').update(authorization).digest('hex').slice(0, 32)}` : undefined;
+  return authorization ? () => `bearer:${hash('sha256', authorization, 'hex').slice(0, 32)}` : undefined;
 }
 
 /**
@@ -159,15 +191,16 @@ function presentedCredential(ctx: Context, scheme: 'bearer' | 'signed'): string 
 async function limited(
   ctx: Context,
   limit: FailedAuthLimit,
-  credential: string,
-  check: () => Promise<AccountRow>,
-): Promise<AccountRow> {
-  const address = ctx.req.socket.remoteAddress ?? 'unknown';
+  credential: () => string,
+  check: () => Promise<AccountRow | undefined>,
+): Promise<AccountRow | undefined> {
+  // The client's address as the trusted proxies tell it (client-address.ts), else the TCP peer.
+  const address = (ctx.state.clientAddress as string | undefined) ?? ctx.req.socket.remoteAddress ?? 'unknown';
   await limit.check(address, credential);
   try {
     return await check();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) await limit.fail(address, credential);
+    if (error instanceof ApiError && error.status === 401) await limit.fail(address, credential());
     throw error;
   }
 }
@@ -187,8 +220,17 @@ export function authenticate(
   uploadSha256?: string,
 ): Promise<AccountRow | undefined> {
   if (scheme === 'admin') {
-    admin(ctx, deps);
-    return noAccount;
+    // A wrong admin token is a guess like a wrong key: counted and limited the same way.
+    const sent = deps.failedAuth && deps.adminToken ? ctx.get('X-Admin-Token') : '';
+    if (!sent) {
+      admin(ctx, deps);
+      return noAccount;
+    }
+    const credential = () => `admin:${hash('sha256', sent, 'hex').slice(0, 32)}`;
+    return limited(ctx, deps.failedAuth!, credential, async () => {
+      admin(ctx, deps);
+      return undefined;
+    });
   }
   if (scheme === 'none') return noAccount;
   const check =

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { databaseKinds, useHarness } from '../test-support/harness.ts';
 import { ApiError } from './api-error.ts';
-import { parseClientUrl } from './client-url.ts';
+import { loggableUrl, parseClientUrl } from './client-url.ts';
 
 /** The hostile links of the contract test: the contract's old `^https?://` pattern admitted every one of them. */
 const HOSTILE = [
@@ -25,6 +25,14 @@ unit('returns the parsed URL of a good link', () => {
   // Punycode labels that decode are hosts like any other, written either way.
   assert.is(parseClientUrl('http://xn--bcher-kva.example/a.mp3', 'url').hostname, 'xn--bcher-kva.example');
   assert.is(parseClientUrl('http://bücher.example/a.mp3', 'url').hostname, 'xn--bcher-kva.example');
+});
+
+unit('a URL written to a log has no user, password, query or fragment', () => {
+  const logged = loggableUrl('http://alice:s3cr3t@10.0.0.1:8080/media/a.wav?X-Amz-Signature=deadbeef&token=t0k#frag');
+  assert.is(logged, 'http://***@10.0.0.1:8080/media/a.wav?…');
+  for (const secret of ['alice', 's3cr3t', 'deadbeef', 't0k', 'frag']) assert.not.ok(logged.includes(secret), secret);
+  assert.is(loggableUrl('https://media.example.com/a.mp3'), 'https://media.example.com/a.mp3');
+  assert.is(loggableUrl('not a url'), '(not a URL)');
 });
 
 unit('refuses what the WHATWG parser refuses, and other schemes, as 400 invalid_parameter on the field', () => {

@@ -31,3 +31,19 @@ export function parseClientUrl(value: string, param: string): URL {
   if (!parsed.hostname) throw errors.invalidParameter(param, `${param} must be an http or https URL with a host.`);
   return parsed;
 }
+
+/**
+ * A client's URL as it may be written to a log: scheme, host, port and path only. The user name and password, the
+ * query (a signed link's signature or token) and the fragment are left out, so a log never holds a credential that
+ * came inside a URL.
+ */
+export function loggableUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const hidden = parsed.username || parsed.password ? '***@' : '';
+    const query = parsed.search ? '?…' : '';
+    return `${parsed.protocol}//${hidden}${parsed.host}${parsed.pathname}${query}`;
+  } catch {
+    return '(not a URL)';
+  }
+}

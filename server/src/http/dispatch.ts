@@ -7,15 +7,16 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { OpenAPIBackend } from 'openapi-backend';
 import { ApiError, errors } from './api-error.ts';
-import { authenticate, signatureCoversBody, type AuthDeps } from './auth.ts';
+import { authenticate, preauthenticateSigned, signatureCoversBody, type AuthDeps } from './auth.ts';
 import type { AccountRow } from '../db/account-row.ts';
+import type { SpaceCheck } from '../media/free-space.ts';
 import { readMultipartUpload, removeUpload, type MultipartUpload } from '../media/multipart.ts';
 import { mediaTypeOf, parseJsonBody, readRawBody } from './body.ts';
 import { exclusiveFieldsError } from './exclusive-fields.ts';
 import { formBody } from './form-body.ts';
 import { DispatchedRequest } from './handler-request.ts';
 import type { RouteMatch, Router } from './contract.ts';
-import { requestHash, type IdempotencyStore } from './idempotency.ts';
+import { requestHash, type IdempotencyOwner, type IdempotencyStore } from './idempotency.ts';
 import type { HandlerRequest, Handlers, OperationId, Reply } from './operation.ts';
 import type { RateLimit, RateLimitHeaders } from './rate-limit.ts';
 import type { RequestValidator } from './request-validation.ts';
@@ -31,7 +32,7 @@ export interface DispatchDeps {
   validateResponses: boolean;
   logger: Logger;
   /** Where multipart files are streamed to, and the size limit of operations without their own `x-limits`. */
-  uploads: { dir: string; maxBytes: number };
+  uploads: { dir: string; maxBytes: number; space?: SpaceCheck };
 }
 
 /**
@@ -122,8 +123,14 @@ function validationError(error: AjvError, operation: RouteMatch['operation'], pa
   }
   // A single-value enum is how the contract writes a literal; a wrong value is told what it was told when the
   // literal was a `const`, so the message does not depend on how the document spells it.
-  const literal = error.keyword === 'enum' && (error.params.allowedValues as unknown[] | undefined)?.length === 1;
-  const message = literal ? 'must be equal to constant' : (error.message ?? 'is invalid');
+  const allowed = error.keyword === 'enum' ? (error.params.allowedValues as unknown[] | undefined) : undefined;
+  // Any other enum says what it allows, so a client learns the right value from the error alone.
+  const message =
+    allowed?.length === 1
+      ? 'must be equal to constant'
+      : allowed && allowed.length > 1
+        ? `must be one of ${allowed.map(String).join(', ')}`
+        : (error.message ?? 'is invalid');
   return errors.invalidParameter(param, `${param} ${message}.`);
 }
 
@@ -134,7 +141,17 @@ export function allowedMethods(router: Router, path: string): string[] {
 
 function notRouted(router: Router, path: string): ApiError {
   const allowed = allowedMethods(router, path);
-  return allowed.length > 0 ? errors.methodNotAllowed(allowed) : errors.notFound(null, 'route');
+  if (allowed.length > 0) return errors.methodNotAllowed(allowed);
+  // OpenAI's base URL ends in `/v1`; the same path under `/v3` is what such a client meant to call.
+  const meant = path.startsWith('/v1/') ? `/v3/${path.slice('/v1/'.length)}` : undefined;
+  if (meant && router.methodsOf(meant).length > 0) {
+    return new ApiError(
+      404,
+      'not_found',
+      `No such route. OpenAI-style clients take the base URL ending in /v3 (this server serves ${meant}).`,
+    );
+  }
+  return errors.notFound(null, 'route');
 }
 
 /**
@@ -153,17 +170,22 @@ export function dispatch(deps: DispatchDeps) {
 
     const declared = plan.mediaTypes;
     const mediaType = mediaTypeOf(ctx);
-    const rawBody = plan.acceptsJson && mediaType === 'application/json' ? await readRawBody(ctx) : undefined;
+    const jsonBody = plan.acceptsJson && mediaType === 'application/json';
+    // A version 2 signature covers the body, which is then read before the signature can be checked, but only once
+    // the headers have passed every check that needs no body. Every other body is read after authentication.
+    const coversBody = signatureCoversBody(ctx, plan.scheme);
+    if (coversBody) await preauthenticateSigned(ctx, deps.auth);
+    let rawBody = jsonBody && coversBody ? await readRawBody(ctx) : undefined;
 
     const readUpload = () =>
       readMultipartUpload(ctx.req, {
         dir: deps.uploads.dir,
         maxFileBytes: operation['x-limits']?.max_file_bytes ?? deps.uploads.maxBytes,
+        space: deps.uploads.space,
       });
     const multipart = plan.acceptsMultipart && mediaType === 'multipart/form-data';
-    // A version 2 signature covers the body: a multipart one is read first (hashed as it streams to disk) and removed
-    // again if the signature does not verify; otherwise the form is read only after authentication.
-    const signedUpload = multipart && signatureCoversBody(ctx, plan.scheme) ? await readUpload() : undefined;
+    // A signed multipart body is hashed as it streams to disk, and removed again if the signature does not verify.
+    const signedUpload = multipart && coversBody ? await readUpload() : undefined;
     let account: AccountRow | undefined;
     let rateHeaders: RateLimitHeaders | undefined;
     try {
@@ -174,6 +196,7 @@ export function dispatch(deps: DispatchDeps) {
       throw error;
     }
     if (rateHeaders) ctx.state.rateLimitHeaders = rateHeaders;
+    if (jsonBody && !coversBody) rawBody = await readRawBody(ctx);
 
     // An optional body may be omitted altogether: no Content-Type and nothing sent.
     if (declared.length > 0 && !declared.includes(mediaType)) {
@@ -241,18 +264,25 @@ export function dispatch(deps: DispatchDeps) {
       ctx.res,
     );
     if (upload?.file) request.upload = upload.file;
-    const idempotencyKey = account && plan.acceptsIdempotencyKey ? ctx.get('Idempotency-Key') : '';
-    const reply = idempotencyKey
-      ? await runOnce(
-          deps.idempotency,
-          account!.id,
-          idempotencyKey,
-          operationId,
-          upload ?? rawBody,
-          () => handler(request),
-          ctx,
-        )
-      : await handler(request);
+    // Every operation that declares the key honours it: an account's key is its own, the admin surface's the operator's.
+    const idempotencyKey = plan.acceptsIdempotencyKey ? ctx.get('Idempotency-Key') : '';
+    const owner: IdempotencyOwner | undefined = account
+      ? { accountId: account.id }
+      : plan.scheme === 'admin'
+        ? 'admin'
+        : undefined;
+    const reply =
+      idempotencyKey && owner
+        ? await runOnce(
+            deps.idempotency,
+            owner,
+            idempotencyKey,
+            operationId,
+            upload ?? rawBody,
+            () => handler(request),
+            ctx,
+          )
+        : await handler(request);
 
     // A server-sent event reply (chat `stream: true`) is a stream its handler writes while it generates: piped as it
     // comes (its events are checked by the tests' contract check, not here).
@@ -297,6 +327,7 @@ export function dispatch(deps: DispatchDeps) {
     }
     ctx.status = reply.status;
     setHeaders(ctx, rateHeaders, reply.headers);
+    if (plan.noStore) ctx.set('Cache-Control', 'no-store');
     ctx.body = reply.body as object;
   }
 
@@ -333,14 +364,14 @@ function setHeaders(
 
 async function runOnce(
   store: IdempotencyStore,
-  accountId: string,
+  owner: IdempotencyOwner,
   key: string,
   operationId: OperationId,
   body: Buffer | MultipartUpload | undefined,
   run: () => Promise<Reply<OperationId>>,
   ctx: Context,
 ): Promise<Reply<OperationId>> {
-  const stored = await store.claim(accountId, key, operationId, requestHash(operationId, body));
+  const stored = await store.claim(owner, key, operationId, requestHash(operationId, body));
   if (stored) {
     ctx.set('Idempotent-Replayed', 'true');
     return stored as Reply<OperationId>;
@@ -349,13 +380,13 @@ async function runOnce(
     const reply = await run();
     // A streamed answer cannot be replayed: the key is released and a retry runs again.
     if (reply.headers?.['Content-Type']?.startsWith('text/event-stream')) {
-      await store.abandon(accountId, key);
+      await store.abandon(owner, key);
       return reply;
     }
-    await store.complete(accountId, key, { status: reply.status, body: reply.body, headers: reply.headers ?? {} });
+    await store.complete(owner, key, { status: reply.status, body: reply.body, headers: reply.headers ?? {} });
     return reply;
   } catch (error) {
-    await store.abandon(accountId, key);
+    await store.abandon(owner, key);
     throw error;
   }
 }

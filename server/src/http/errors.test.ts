@@ -34,6 +34,8 @@ for (const kind of databaseKinds) {
       checks: {
         database: 'ok',
         queue: 'ok',
+        disk: 'ok',
+        webhooks: 'ok',
         // The test server configures no chat model (none ships); the embedded embedding engine is always there.
         engines: { transcription: 'available', chat: 'unavailable', embedding: 'available' },
       },
@@ -109,6 +111,17 @@ for (const kind of databaseKinds) {
     const v2NotFound = { error: 'NOT_FOUND', message: 'No such route.', errors: {} };
     expectReply(await h.request('GET', '/v2/nothing'), 404, v2NotFound);
     expectReply(await h.request('GET', '/v1/billing/nothing'), 404, v2NotFound);
+    // An OpenAI-style client whose base URL ends in /v1: the body its library reads, and where the route is.
+    expectReply(
+      await h.request('POST', '/v1/chat/completions', { json: {} }),
+      404,
+      v3Error(
+        'not_found_error',
+        'not_found',
+        'No such route. OpenAI-style clients take the base URL ending in /v3 (this server serves /v3/chat/completions).',
+      ),
+    );
+    expectReply(await h.request('GET', '/v1/nothing'), 404, notFound);
   });
 
   test('a wrong method is 405 with Allow, before authentication', async () => {
@@ -232,6 +245,15 @@ for (const kind of databaseKinds) {
     assert.is(nested.status, 400, nested.text);
     assert.is(nested.body.error.code, 'invalid_parameter');
     assert.is(nested.body.error.param, 'events.0');
+    // An enum's error lists the values it allows.
+    assert.match(
+      nested.body.error.message,
+      /^events\.0 must be one of transcription\.completed, transcription\.failed/,
+    );
+    const priority = await h.v3(account.apiKey, 'POST', '/v3/billing/calculate', {
+      json: { type: 'transcription', duration_seconds: 60, priority: 'fast' },
+    });
+    expectReply(priority, 400, invalid('priority', 'priority must be one of queue, lightning.'));
 
     const admin = (path: string, json: unknown) => h.admin('POST', path, { json });
     expectReply(await admin(`/admin/accounts/${account.id}/topup`, {}), 400, missing('amount'));

@@ -66,6 +66,19 @@ for (const kind of databaseKinds) {
     assert.is((await h.db('transcriptions').where({ account_id: account.id })).length, 1);
   });
 
+  test('a stored answer that carries a secret is sealed at rest and replayed in clear', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 1 });
+    const headers = { 'Idempotency-Key': 'new-key-1' };
+    const first = await h.v3(account.apiKey, 'POST', '/v3/keys/create', { json: { name: 'ci' }, headers });
+    assert.is(first.status, 201, first.text);
+    const replay = await h.v3(account.apiKey, 'POST', '/v3/keys/create', { json: { name: 'ci' }, headers });
+    assert.equal(replay.body, first.body);
+    const row = await h.db('idempotency_keys').where({ account_id: account.id, key: 'new-key-1' }).first();
+    assert.match(String(first.body.secret), /^sk_live_/);
+    assert.not.ok(String(row.response_body).includes(first.body.secret), 'the API key is stored in clear');
+  });
+
   test('keys are per account: another account may use the same key', async () => {
     const h = harness();
     const one = await h.provision({ balance: 1 });

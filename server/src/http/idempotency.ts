@@ -6,9 +6,13 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import type { MultipartUpload } from '../media/multipart.ts';
 import { now } from '../db/rows.ts';
+import { openWith, seal, type SecretKeys } from '../secrets/secret-box.ts';
 import { ApiError, errors } from './api-error.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Marks a stored answer sealed with the server key (rows written before sealing are plain JSON). */
+const SEALED = 'sealed:';
 
 export interface StoredResponse {
   status: number;
@@ -43,18 +47,38 @@ export function requestHash(operationId: string, body: Buffer | MultipartUpload 
   return hash.digest('hex');
 }
 
-export function createIdempotencyStore(db: Database) {
+/**
+ * Whose key it is: an account's (keys are per account), or the operator's on the admin surface (one namespace, in a
+ * table of its own since those requests belong to no account).
+ */
+export type IdempotencyOwner = { accountId: string } | 'admin';
+
+function rowsOf(db: Database, owner: IdempotencyOwner, key: string) {
+  return owner === 'admin'
+    ? db('admin_idempotency_keys').where({ key })
+    : db('idempotency_keys').where({ account_id: owner.accountId, key });
+}
+
+/**
+ * `secretKeys` seal the stored answers at rest (the box of the v2 secrets): an answer may carry a secret made once
+ * (an API key, a key pair's secret, a webhook's signing secret), which a replay has to give back but the database
+ * should not hold in clear.
+ */
+export function createIdempotencyStore(db: Database, secretKeys?: SecretKeys) {
+  const sealBody = (json: string) => (secretKeys ? `${SEALED}${seal(secretKeys.current, json)}` : json);
+  const openBody = (stored: string) =>
+    stored.startsWith(SEALED) && secretKeys ? openWith(secretKeys, stored.slice(SEALED.length)) : stored;
   return {
     /** Claims the key, or returns the stored response to replay; throws 409 on a conflict. */
     async claim(
-      accountId: string,
+      owner: IdempotencyOwner,
       key: string,
       operationId: string,
       hash: string,
     ): Promise<StoredResponse | undefined> {
-      const existing = await db('idempotency_keys').where({ account_id: accountId, key }).first();
+      const existing = await rowsOf(db, owner, key).first();
       if (existing && Date.now() - new Date(existing.created_at).getTime() > TTL_MS) {
-        await db('idempotency_keys').where({ account_id: accountId, key }).delete();
+        await rowsOf(db, owner, key).delete();
       } else if (existing) {
         if (existing.request_hash !== hash || existing.operation_id !== operationId)
           throw errors.idempotencyKeyReused();
@@ -67,38 +91,37 @@ export function createIdempotencyStore(db: Database) {
         }
         return {
           status: Number(existing.response_status),
-          body: JSON.parse(existing.response_body as string),
+          body: JSON.parse(openBody(existing.response_body as string)),
           headers: JSON.parse(existing.response_headers as string) as Record<string, string>,
         };
       }
+      const row = {
+        key,
+        operation_id: operationId,
+        request_hash: hash,
+        response_status: null,
+        response_body: null,
+        response_headers: null,
+        created_at: now(),
+      };
       try {
-        await db('idempotency_keys').insert({
-          account_id: accountId,
-          key,
-          operation_id: operationId,
-          request_hash: hash,
-          response_status: null,
-          response_body: null,
-          response_headers: null,
-          created_at: now(),
-        });
+        if (owner === 'admin') await db('admin_idempotency_keys').insert(row);
+        else await db('idempotency_keys').insert({ account_id: owner.accountId, ...row });
       } catch {
         // Another request claimed the key between our read and insert.
         throw new ApiError(409, 'idempotency_key_reused', 'A request with this Idempotency-Key is still in progress.');
       }
       return undefined;
     },
-    async complete(accountId: string, key: string, response: StoredResponse): Promise<void> {
-      await db('idempotency_keys')
-        .where({ account_id: accountId, key })
-        .update({
-          response_status: response.status,
-          response_body: JSON.stringify(response.body),
-          response_headers: JSON.stringify(response.headers),
-        });
+    async complete(owner: IdempotencyOwner, key: string, response: StoredResponse): Promise<void> {
+      await rowsOf(db, owner, key).update({
+        response_status: response.status,
+        response_body: sealBody(JSON.stringify(response.body)),
+        response_headers: JSON.stringify(response.headers),
+      });
     },
-    async abandon(accountId: string, key: string): Promise<void> {
-      await db('idempotency_keys').where({ account_id: accountId, key }).delete();
+    async abandon(owner: IdempotencyOwner, key: string): Promise<void> {
+      await rowsOf(db, owner, key).delete();
     },
   };
 }

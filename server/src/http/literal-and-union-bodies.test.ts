@@ -176,7 +176,7 @@ const before: Record<string, unknown[]> = {
     400,
     'VALIDATION_ERROR',
     ['language'],
-    'language must match pattern "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$".',
+    'language must match pattern "^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})*)$".',
   ],
 };
 

@@ -22,6 +22,7 @@ plans('each route carries the plan of its operation', async () => {
     acceptsIdempotencyKey: false,
     headerParams: [],
     arrayQueryParams: [],
+    noStore: false,
   });
   assert.equal(planOf('POST', '/v3/transcriptions/async/create'), {
     operationId: 'createAsyncTranscription',
@@ -32,6 +33,7 @@ plans('each route carries the plan of its operation', async () => {
     acceptsIdempotencyKey: true,
     headerParams: ['idempotency-key'],
     arrayQueryParams: [],
+    noStore: false,
   });
   const v2 = planOf('POST', '/v2/transcriptions');
   assert.equal(
@@ -42,6 +44,8 @@ plans('each route carries the plan of its operation', async () => {
   assert.is(planOf('GET', '/v2/results/some-id/srt')?.scheme, 'none');
   assert.is(planOf('GET', '/admin/accounts')?.scheme, 'admin');
   assert.is(planOf('GET', '/health')?.scheme, 'none');
+  // An answer that carries a secret or a signed link says so in the contract (Cache-Control: no-store).
+  assert.is(planOf('POST', '/v3/keys/create')?.noStore, true);
 });
 
 plans('every operation of the contract has a plan naming it', async () => {

@@ -15,6 +15,8 @@ export interface OperationPlan {
   acceptsJson: boolean;
   acceptsMultipart: boolean;
   acceptsIdempotencyKey: boolean;
+  /** A success answer declares `Cache-Control` (its only value is `no-store`): it carries a secret or a signed link. */
+  noStore: boolean;
   /**
    * The declared header parameters, lower-cased as Node gives header names. Validation looks at these only (the
    * contract's header schemas allow any other header), so only these are copied for it.
@@ -37,6 +39,12 @@ export function planOperation(operation: ContractOperation): OperationPlan {
     acceptsJson: mediaTypes.includes('application/json'),
     acceptsMultipart: mediaTypes.includes('multipart/form-data'),
     acceptsIdempotencyKey: parameters.some((p) => p.name === 'Idempotency-Key'),
+    noStore: Object.entries(operation.responses ?? {}).some(
+      ([status, response]) =>
+        status.startsWith('2') &&
+        (response as { headers?: object }).headers !== undefined &&
+        'Cache-Control' in (response as { headers: object }).headers,
+    ),
     headerParams: parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
     arrayQueryParams: parameters.filter((p) => p.in === 'query' && p.schema?.type === 'array').map((p) => p.name),
   };

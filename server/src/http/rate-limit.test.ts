@@ -1,9 +1,19 @@
 // The per-account limit of 10 requests per second, on SQLite (in-memory limiter) and PostgreSQL (shared table): 11
 // requests in one second give exactly one 429 with a valid Retry-After, on v3 and on the signed surface; the limit is
 // per account, refused credentials and the admin surface are not counted, and the window reopens after Retry-After.
+// The failed-authentication limit per credential and per address through the API, and its in-memory counts on their
+// own: a window with no refusal looks nothing up, and a credential's count still refuses after its address's ended.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { openDatabase } from '../db/database.ts';
 import { databaseKinds, useHarness, type Reply } from '../test-support/harness.ts';
+import { clientAddressOf, parseTrustedProxies } from './client-address.ts';
+import { ApiError } from './api-error.ts';
+import { createFailedAuthLimit } from './rate-limit.ts';
 
 const LIMIT = 10;
 
@@ -201,6 +211,122 @@ for (const kind of databaseKinds) {
     assert.is(limited.status, 429, limited.text);
     assert.is(limited.headers.get('ratelimit-limit'), '6');
     assert.match(limited.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+  });
+
+  test.run();
+}
+
+// Its own server: the suite above has already used up 127.0.0.1's refusals.
+for (const kind of databaseKinds) {
+  const test = suite(`failed authentication limit on the admin token (${kind})`);
+  const harness = useHarness(test, kind, {
+    env: { SCRIBE_AUTH_FAILURES_PER_CREDENTIAL: '0', SCRIBE_AUTH_FAILURES_PER_ADDRESS: '6' },
+  });
+
+  test('admin token guesses are counted like keys: after 6 wrong tokens even the right one is 429', async () => {
+    const h = harness();
+    for (let i = 0; i < 6; i++) {
+      const refused = await h.admin('GET', '/admin/accounts', { token: `guess-${i}-of-the-operator-token` });
+      assert.is(refused.status, 401, refused.text);
+    }
+    const limited = await h.admin('GET', '/admin/accounts');
+    assert.is(limited.status, 429, limited.text);
+    assert.match(limited.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+  });
+
+  test.run();
+}
+
+// Behind a load balancer: the peer is the balancer, the client is in X-Forwarded-For, believed from trusted peers only.
+for (const kind of databaseKinds) {
+  const test = suite(`failed authentication limit behind a trusted proxy (${kind})`);
+  const harness = useHarness(test, kind, {
+    env: {
+      SCRIBE_AUTH_FAILURES_PER_CREDENTIAL: '0',
+      SCRIBE_AUTH_FAILURES_PER_ADDRESS: '3',
+      SCRIBE_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8',
+    },
+  });
+
+  test('one client guessing behind the balancer locks out that client only, not everyone behind it', async () => {
+    const h = harness();
+    const account = await h.provision();
+    const from = (client: string) => ({ headers: { 'X-Forwarded-For': `${client}, 10.1.2.3` } });
+    for (let i = 0; i < 3; i++) {
+      const refused = await h.v3(`sk_live_${String(i).repeat(32)}`, 'GET', '/v3/models', from('203.0.113.7'));
+      assert.is(refused.status, 401, refused.text);
+    }
+    const guesser = await h.v3(account.apiKey, 'GET', '/v3/models', from('203.0.113.7'));
+    assert.is(guesser.status, 429, guesser.text);
+    const neighbour = await h.v3(account.apiKey, 'GET', '/v3/models', from('198.51.100.20'));
+    assert.is(neighbour.status, 200, neighbour.text);
+  });
+
+  test.run();
+}
+
+{
+  const test = suite('the client address (X-Forwarded-For from trusted peers only)');
+  const trusted = parseTrustedProxies(['127.0.0.1', '10.0.0.0/8', '::1']);
+
+  test('a trusted peer: the rightmost untrusted hop; an untrusted peer: its own address, the header ignored', () => {
+    assert.is(clientAddressOf('127.0.0.1', '203.0.113.7, 10.0.0.5', trusted), '203.0.113.7');
+    assert.is(clientAddressOf('::ffff:127.0.0.1', '198.51.100.1, 203.0.113.7', trusted), '203.0.113.7');
+    assert.is(clientAddressOf('127.0.0.1', '', trusted), '127.0.0.1');
+    assert.is(clientAddressOf('127.0.0.1', '10.0.0.1, 10.0.0.2', trusted), '10.0.0.1');
+    assert.is(clientAddressOf('127.0.0.1', 'garbage', trusted), '127.0.0.1');
+    assert.is(clientAddressOf('192.0.2.50', '203.0.113.7', trusted), '192.0.2.50', 'a spoofed header');
+    assert.is(clientAddressOf('127.0.0.1', '203.0.113.7', []), '127.0.0.1', 'no trusted proxies');
+  });
+
+  test.run();
+}
+
+{
+  const test = suite('failed authentication counts in memory (SQLite: one process)');
+  const dir = mkdtempSync(join(tmpdir(), 'scribe-failed-auth-'));
+  const db = openDatabase({ databaseUrl: undefined, dataDir: dir });
+  test.after(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const refusal = async (promise: Promise<void>): Promise<number | undefined> => {
+    try {
+      await promise;
+      return undefined;
+    } catch (error) {
+      assert.instance(error, ApiError);
+      return (error as ApiError).status;
+    }
+  };
+
+  test('no refusal in the window: nothing is looked up, not even the digest of the credential', async () => {
+    const limit = createFailedAuthLimit(db, { perAddress: 3, perCredential: 2, windowSeconds: 1 })!;
+    let digests = 0;
+    const credential = () => {
+      digests += 1;
+      return 'bearer:a';
+    };
+    for (let i = 0; i < 5; i++) assert.is(await refusal(limit.check('10.0.0.1', credential)), undefined);
+    assert.is(digests, 0);
+    await limit.fail('10.0.0.1', 'bearer:a');
+    assert.is(await refusal(limit.check('10.0.0.1', credential)), undefined);
+    assert.is(digests, 1, 'after a refusal the counts are looked up');
+  });
+
+  test("a credential's count refuses for its whole window, also after its address's count ended", async () => {
+    const limit = createFailedAuthLimit(db, { perAddress: 100, perCredential: 2, windowSeconds: 1 })!;
+    await limit.fail('10.0.0.2', 'bearer:first'); // the address's count begins here
+    await sleep(600);
+    await limit.fail('10.0.0.2', 'bearer:second'); // the credential's, 0.6 s later
+    await limit.fail('10.0.0.2', 'bearer:second');
+    assert.is(await refusal(limit.check('10.0.0.2', () => 'bearer:second')), 429);
+    await sleep(550); // the address's window has ended, the credential's has not
+    assert.is(await refusal(limit.check('10.0.0.2', () => 'bearer:second')), 429);
+    assert.is(await refusal(limit.check('10.0.0.2', () => 'bearer:first')), undefined);
+    await sleep(600);
+    assert.is(await refusal(limit.check('10.0.0.2', () => 'bearer:second')), undefined);
   });
 
   test.run();

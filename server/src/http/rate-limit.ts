@@ -78,8 +78,11 @@ export interface FailedAuthSettings {
  * anywhere else, is unaffected.
  */
 export interface FailedAuthLimit {
-  /** Throws 429 rate_limit_exceeded with Retry-After when the address (or address and credential) is over a limit. */
-  check(address: string, credential: string): Promise<void>;
+  /**
+   * Throws 429 rate_limit_exceeded with Retry-After when the address (or address and credential) is over a limit.
+   * `credential` is called only when the counts have to be looked up (its digest is not made for every request).
+   */
+  check(address: string, credential: () => string): Promise<void>;
   /** Counts one refused attempt. */
   fail(address: string, credential: string): Promise<void>;
 }
@@ -101,8 +104,15 @@ export function createFailedAuthLimit(db: Database, settings: FailedAuthSettings
       limiter: limiterOf(db, { points: limit.points, duration, keyPrefix: limit.keyPrefix }),
     }));
   if (limits.length === 0 || duration <= 0) return undefined;
+  // Counted in this process's memory (SQLite: one process), a window with no refusal at all leaves no count that could
+  // refuse (each count ends one window after the refusal that began it), so the usual request looks nothing up.
+  // PostgreSQL's counts are shared with other processes: always looked up there.
+  const countsAreLocal = databaseKind(db) !== 'postgres';
+  let lastFailureMs = Number.NEGATIVE_INFINITY;
   return {
-    async check(address, credential) {
+    async check(address, presented) {
+      if (countsAreLocal && Date.now() - lastFailureMs >= duration * 1000) return;
+      const credential = presented();
       const states = await Promise.all(limits.map((limit) => limit.limiter.get(limit.keyOf(address, credential))));
       let refused: { points: number; ms: number } | undefined;
       states.forEach((state, i) => {
@@ -127,7 +137,9 @@ export function createFailedAuthLimit(db: Database, settings: FailedAuthSettings
       );
     },
     async fail(address, credential) {
+      lastFailureMs = Date.now();
       await Promise.all(limits.map((limit) => limit.limiter.penalty(limit.keyOf(address, credential))));
+      lastFailureMs = Date.now(); // not before the counts began: each ends one window after its start
     },
   };
 }

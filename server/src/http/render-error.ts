@@ -4,8 +4,13 @@ import type { ApiError } from './api-error.ts';
 
 export type ApiVersion = 'v3' | 'v2';
 
+/**
+ * The v2 body belongs to `/v2` and to what `/v1` serves (its usage statistics). Any other `/v1` path gets the v3
+ * body: it is almost always an OpenAI-style client whose base URL ends in `/v1` (OpenAI's own), and the v3 body is
+ * the one those libraries read their message from.
+ */
 export function versionOfPath(path: string): ApiVersion {
-  return path.startsWith('/v2/') || path.startsWith('/v1/') ? 'v2' : 'v3';
+  return path.startsWith('/v2/') || path.startsWith('/v1/billing/') ? 'v2' : 'v3';
 }
 
 export function errorTypeOf(status: number): ErrorType {
@@ -21,6 +26,7 @@ export function errorTypeOf(status: number): ErrorType {
 function v2KindOf(error: ApiError): V2ErrorKind {
   // A v2 transcript that cannot be asked about yet (400 like a validation error, but its own kind).
   if (error.code === 'not_ready') return 'NOT_READY';
+  if (error.code === 'database_unavailable' || error.code === 'insufficient_storage') return 'SERVICE_UNAVAILABLE';
   switch (error.status) {
     case 401:
       return 'UNAUTHORIZED';

@@ -3,11 +3,12 @@
 // task and reserves or charges nothing; a request sent again with its `X-Signature-Nonce` is 401, and a nonce on a
 // version 1 signature is refused because that signature cannot cover it.
 import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { signV2Request } from '../../../client/src/sign-v2-request.ts';
-import { sign } from '../../../test/support/sign-v2.ts';
+import { sign } from '../../../conformance/core/v1-signature.ts';
 import { goforward } from '../test-support/audio.ts';
 import { databaseKinds, useHarness, type Harness, type Provisioned } from '../test-support/harness.ts';
 
@@ -44,6 +45,48 @@ async function forged(h: Harness, account: Provisioned, form: FormData, signedBo
   );
 }
 
+/**
+ * Sends the headers of a 30 MB multipart upload and only its first bytes, and waits for an answer: one that comes
+ * was given without reading the body (the rest is never sent). Undefined when none comes within the wait.
+ */
+function answerBeforeBody(
+  baseUrl: string,
+  headers: Record<string, string>,
+  waitMs = 4000,
+): Promise<{ status: number; body: string } | undefined> {
+  return new Promise((resolve, reject) => {
+    const boundary = 'scribe-early-refusal';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.wav"\r\n\r\n`;
+    const req = httpRequest(`${baseUrl}${UPLOAD}`, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(30 * 1024 * 1024),
+        'X-Signature-Version': '2',
+      },
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve(undefined);
+    }, waitMs);
+    req.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      response.on('end', () => {
+        clearTimeout(timer);
+        req.destroy();
+        resolve({ status: response.statusCode!, body });
+      });
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.write(head + 'x'.repeat(64 * 1024));
+  });
+}
+
 async function nothingCreatedFor(h: Harness, account: Provisioned) {
   assert.is((await h.db('transcriptions').where({ account_id: account.id })).length, 0, 'a task was created');
   assert.is((await h.db('reservations').where({ account_id: account.id })).length, 0, 'funds were reserved');
@@ -53,6 +96,30 @@ async function nothingCreatedFor(h: Harness, account: Provisioned) {
 for (const kind of databaseKinds) {
   const test = suite(`v2 signatures over multipart bodies and nonces (${kind})`);
   const harness = useHarness(test, kind, { env: { SCRIBE_RATE_LIMIT_RPS: '1000', SCRIBE_WORKERS: '1' } });
+
+  test('a signed upload is refused before its body is read: no credentials, an unknown key, a stale timestamp', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 10 });
+    const now = Math.floor(Date.now() / 1000);
+    const cases: [string, Record<string, string>][] = [
+      ['no credential headers', {}],
+      [
+        'an unknown public key',
+        { 'X-Public-Key': 'pk_unknownunknownunknown', 'X-Timestamp': String(now), 'X-Signature': 'ab'.repeat(32) },
+      ],
+      [
+        'a stale timestamp',
+        { 'X-Public-Key': account.signer.publicKey, 'X-Timestamp': String(now - 3600), 'X-Signature': 'ab'.repeat(32) },
+      ],
+    ];
+    for (const [name, headers] of cases) {
+      const answer = await answerBeforeBody(h.baseUrl, headers);
+      assert.ok(answer, `${name}: no answer until the body was sent`);
+      assert.is(answer.status, 401, `${name}: ${answer.body}`);
+      assert.is(JSON.parse(answer.body).error, 'UNAUTHORIZED', name);
+    }
+    await nothingCreatedFor(h, account);
+  });
 
   test('a multipart upload signed over the body it sends (the client helper) is accepted', async () => {
     const h = harness();

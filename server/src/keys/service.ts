@@ -8,7 +8,7 @@ import { withAccountLimit } from '../db/account-limit.ts';
 import { now, toIso } from '../db/rows.ts';
 import { errors } from '../http/api-error.ts';
 import { hashApiKeySecret } from '../secrets/api-key-hash.ts';
-import { open, seal } from '../secrets/secret-box.ts';
+import { openWith, seal, type SecretKeys } from '../secrets/secret-box.ts';
 import type { CredentialCache } from './credential-cache.ts';
 import { toApiKey, type ApiKeyRow, type KeyStore } from './store.ts';
 
@@ -33,7 +33,7 @@ function equalHex(a: string, b: string): boolean {
 }
 
 export interface KeyServiceOptions {
-  secretKey: Buffer;
+  secretKeys: SecretKeys;
   maxLiveKeys: number;
   credentials: CredentialCache;
 }
@@ -105,7 +105,7 @@ export function createKeyService(db: Database, store: KeyStore, options: KeyServ
         id,
         account_id: accountId,
         public_key: publicKey,
-        secret_encrypted: seal(options.secretKey, secret),
+        secret_encrypted: seal(options.secretKeys.current, secret),
         created_at: createdAt,
         revoked_at: null,
       });
@@ -113,9 +113,12 @@ export function createKeyService(db: Database, store: KeyStore, options: KeyServ
     },
 
     /** The account id of a correctly signed request, or undefined. The canonical string is built by the caller. */
+    async knowsPublicKey(publicKey: string): Promise<boolean> {
+      return (await store.findKeyPair(publicKey)) !== undefined;
+    },
     async verifySignature(publicKey: string, canonical: string, signature: string): Promise<string | undefined> {
       const pair = await store.findKeyPair(publicKey);
-      const secret = pair ? open(options.secretKey, pair.secret_encrypted) : 'no-such-key';
+      const secret = pair ? openWith(options.secretKeys, pair.secret_encrypted) : 'no-such-key';
       const expected = createHmac('sha256', secret).update(canonical).digest('hex');
       const matches = /^[0-9a-f]{64}$/.test(signature) && equalHex(expected, signature);
       return pair && matches ? pair.account_id : undefined;

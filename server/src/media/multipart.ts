@@ -11,6 +11,8 @@ import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { ApiError, errors } from '../http/api-error.ts';
+import { insufficientStorage } from '../http/infrastructure-errors.ts';
+import type { SpaceCheck } from './free-space.ts';
 import { megabytes } from './megabytes.ts';
 
 export interface UploadedFile {
@@ -46,6 +48,8 @@ export interface MultipartOptions {
   maxFieldBytes?: number;
   /** Most text fields accepted; default 100. */
   maxFields?: number;
+  /** The data dir's free space: an upload that would not leave the threshold free is refused before it is read. */
+  space?: SpaceCheck;
 }
 
 /** After a refusal the rest of the body is read and thrown away (so the client can read the 400), up to this much. */
@@ -89,7 +93,6 @@ async function discardFile(writer: WriteStream, path: string): Promise<void> {
 }
 
 export async function readMultipartUpload(req: IncomingMessage, options: MultipartOptions): Promise<MultipartUpload> {
-  const { dir, maxFileBytes } = options;
   const fileField = options.fileField ?? 'file';
   const maxFieldBytes = options.maxFieldBytes ?? 64 * 1024;
   const maxFields = options.maxFields ?? 100;
@@ -99,6 +102,28 @@ export async function readMultipartUpload(req: IncomingMessage, options: Multipa
     discardRest(req);
     throw errors.unsupportedMediaType(contentType, ['multipart/form-data']);
   }
+  // The body's declared size is set aside before a byte of it is written (a chunked body, of unknown size, only needs
+  // the threshold kept); given back once the file is written or abandoned.
+  const giveBack = options.space ? await options.space.hold(Number(req.headers['content-length']) || 0) : () => {};
+  if (!giveBack) {
+    discardRest(req);
+    throw insufficientStorage();
+  }
+  try {
+    return await receive(req, options, fileField, maxFieldBytes, maxFields);
+  } finally {
+    giveBack();
+  }
+}
+
+async function receive(
+  req: IncomingMessage,
+  options: MultipartOptions,
+  fileField: string,
+  maxFieldBytes: number,
+  maxFields: number,
+): Promise<MultipartUpload> {
+  const { dir, maxFileBytes } = options;
   let parser: busboy.Busboy;
   try {
     // busboy flags a value that reaches its limit exactly, so each limit is one byte above the accepted maximum.
@@ -177,7 +202,7 @@ export async function readMultipartUpload(req: IncomingMessage, options: Multipa
           file = { path, filename: info.filename ?? '', size, mimeType: info.mimeType, sha256 };
         },
         (error: Error & { syscall?: string }) => {
-          // A disk error is the server's problem (500); anything else is a body that ended inside the file.
+          // A disk error is the server's (a full disk is 503 insufficient_storage, anything else 500); anything else is a body that ended inside the file.
           if (error.syscall) fail(error);
           else malformed(error);
           throw error;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runNodeToEnd, STACK_LINE, type Ended } from '../../../test/support/processes.ts';
-import { canonicalString, sign } from '../../../test/support/sign-v2.ts';
+import { canonicalString, sign } from '../../../conformance/core/v1-signature.ts';
 import { ADMIN_TOKEN, freshDatabase } from '../test-support/test-databases.ts';
 import { startScribe, type ScribeProcess } from '../test-support/scribe-process.ts';
 
@@ -74,7 +74,7 @@ function assertRefused(result: Ended, expected: RegExp): void {
 const test = suite('nodes on one PostgreSQL database share the secret key');
 
 test('the same configured key on both nodes: both start; another key on a third: exit 1, one line', async () => {
-  const key = 'a1'.repeat(32);
+  const key = '85decc0c4bdfdd54cb39bbcf77116f4567f766e6f1db6ccdff35d76e74e4c878';
   const database = await freshDatabase('postgres');
   const url = database.env.DATABASE_URL!;
   const nodes: ScribeProcess[] = [];
@@ -86,7 +86,9 @@ test('the same configured key on both nodes: both start; another key on a third:
     assert.is(onB.status, 200, onB.text);
 
     assertRefused(
-      await startToTheEnd(url, { SCRIBE_SECRET_KEY: 'b2'.repeat(32) }),
+      await startToTheEnd(url, {
+        SCRIBE_SECRET_KEY: 'be8ff48dbde62a2fe18376c3914a2f271cf92c7dab2431ce8616fc07c1eb224a',
+      }),
       /^scribe: SCRIBE_SECRET_KEY differs from the key of the other servers on this database/,
     );
     assertRefused(
@@ -124,7 +126,9 @@ test('no key configured: two nodes starting at once agree, and a secret sealed o
 
     // The key is the database's now: a node configured with a key of its own is refused.
     assertRefused(
-      await startToTheEnd(url, { SCRIBE_SECRET_KEY: 'c3'.repeat(32) }),
+      await startToTheEnd(url, {
+        SCRIBE_SECRET_KEY: 'de795499bbdadc1e672b13bb288ac67ecaa00b75dcaa3d085a378b65db812136',
+      }),
       /^scribe: SCRIBE_SECRET_KEY differs from the key of the other servers on this database/,
     );
   } finally {

@@ -14,3 +14,36 @@ export function open(key: Buffer, sealed: string): string {
   decipher.setAuthTag(data.subarray(12, 28));
   return Buffer.concat([decipher.update(data.subarray(28)), decipher.final()]).toString('utf8');
 }
+
+/**
+ * The server key and the keys it replaced (SCRIBE_SECRET_KEY_PREVIOUS): new values are sealed with `current` only;
+ * a value sealed before a rotation still opens with a previous key until `scribe secrets reseal` re-seals it.
+ */
+export interface SecretKeys {
+  readonly current: Buffer;
+  readonly previous: readonly Buffer[];
+}
+
+/** Keys with nothing to rotate from. */
+export const singleKey = (current: Buffer): SecretKeys => ({ current, previous: [] });
+
+/** Opens with the current key, else with each previous one; throws the current key's failure when none opens it. */
+export function openWith(keys: SecretKeys, sealed: string): string {
+  return openFinding(keys, sealed).plaintext;
+}
+
+/** Opens a sealed value and says whether the current key opened it (re-sealing skips those). */
+export function openFinding(keys: SecretKeys, sealed: string): { plaintext: string; byCurrent: boolean } {
+  try {
+    return { plaintext: open(keys.current, sealed), byCurrent: true };
+  } catch (failure) {
+    for (const key of keys.previous) {
+      try {
+        return { plaintext: open(key, sealed), byCurrent: false };
+      } catch {
+        // the next previous key, if any
+      }
+    }
+    throw failure;
+  }
+}

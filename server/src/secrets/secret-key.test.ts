@@ -12,8 +12,12 @@ import { ConfigError } from '../config.ts';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.ts';
 import { seal } from './secret-box.ts';
 import { freshDatabase } from '../test-support/test-databases.ts';
-import { fingerprintOf, resolveSecretKey } from './secret-key.ts';
+import { fingerprintOf, resolveSecretKeys } from './secret-key.ts';
 import { rejectionOf } from '../test-support/rejection.ts';
+
+/** The key a node seals with. */
+const resolveSecretKey = async (...args: Parameters<typeof resolveSecretKeys>) =>
+  (await resolveSecretKeys(...args)).current;
 
 interface Fixture {
   url: string;

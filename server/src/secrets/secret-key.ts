@@ -5,10 +5,12 @@
 // configured key, so a node started with another key refuses to start instead of sealing secrets no other node opens.
 // The first node writes the row with ON CONFLICT DO NOTHING and every node reads it back, so nodes starting at once
 // agree. SQLite is one node: its key stays where loadConfig found it (SCRIBE_SECRET_KEY or the data dir's secret.key).
+// A rotation sets the new SCRIBE_SECRET_KEY with the old one in SCRIBE_SECRET_KEY_PREVIOUS: the row may still name
+// the old key until `scribe secrets reseal` has re-sealed everything and records the new one.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConfigError, readSecretKeyFile, type Config } from '../config.ts';
 import { databaseKind, type Database } from '../db/database.ts';
-import { open } from './secret-box.ts';
+import { openWith, type SecretKeys } from './secret-box.ts';
 import { readSetting, recordSetting } from './settings-store.ts';
 
 const SETTING = 'secret_key';
@@ -47,11 +49,11 @@ function agrees(stored: StoredSecretKey, key: Buffer): boolean {
  * recorded, so a deployment whose secrets were sealed with a key nobody configured now fails loudly instead of
  * recording a new key under which none of them opens.
  */
-async function opensSealedSecrets(db: Database, key: Buffer): Promise<boolean> {
+async function opensSealedSecrets(db: Database, keys: SecretKeys): Promise<boolean> {
   const sealed = await db('key_pairs').first<{ secret_encrypted: string } | undefined>('secret_encrypted');
   if (!sealed) return true;
   try {
-    open(key, sealed.secret_encrypted);
+    openWith(keys, sealed.secret_encrypted);
     return true;
   } catch {
     return false;
@@ -64,16 +66,18 @@ async function record(db: Database, proposed: StoredSecretKey): Promise<StoredSe
   return decode((await readSetting(db, SETTING))!);
 }
 
-async function configuredKey(db: Database, key: Buffer): Promise<Buffer> {
+async function configuredKey(db: Database, keys: SecretKeys): Promise<Buffer> {
+  const key = keys.current;
   const value = await readSetting(db, SETTING);
   let stored = value === undefined ? undefined : decode(value);
   if (!stored) {
-    if (!(await opensSealedSecrets(db, key))) {
+    if (!(await opensSealedSecrets(db, keys))) {
       throw new ConfigError('SCRIBE_SECRET_KEY', 'does not open the v2 secrets already stored in this database');
     }
     stored = await record(db, { kind: 'fingerprint', fingerprint: fingerprintOf(key) });
   }
-  if (!agrees(stored, key)) {
+  // During a rotation the row still names a key SCRIBE_SECRET_KEY_PREVIOUS lists, until the reseal records the new one.
+  if (!agrees(stored, key) && !keys.previous.some((previous) => agrees(stored, previous))) {
     throw new ConfigError(
       'SCRIBE_SECRET_KEY',
       'differs from the key of the other servers on this database: set the same SCRIBE_SECRET_KEY on every node',
@@ -88,7 +92,7 @@ async function sharedKey(db: Database, dataDir: string): Promise<Buffer> {
   if (!stored) {
     // A single-node deployment moving to PostgreSQL keeps the key its secrets were sealed with.
     const key = readSecretKeyFile(dataDir) ?? randomBytes(32);
-    if (!(await opensSealedSecrets(db, key))) {
+    if (!(await opensSealedSecrets(db, { current: key, previous: [] }))) {
       throw new ConfigError(
         'SCRIBE_SECRET_KEY',
         'is not set and the v2 secrets in this database were sealed with another key: set SCRIBE_SECRET_KEY to it',
@@ -105,11 +109,30 @@ async function sharedKey(db: Database, dataDir: string): Promise<Buffer> {
   return stored.key;
 }
 
-/** The key this process seals and opens v2 secrets with (run after the migrations). */
-export async function resolveSecretKey(db: Database, config: Pick<Config, 'secretKey' | 'dataDir'>): Promise<Buffer> {
+/**
+ * The key this process seals with, and the keys it replaced, which still open (run after the migrations).
+ * `previousSecretKeys` is empty unless SCRIBE_SECRET_KEY is configured (loadConfig refuses it otherwise).
+ */
+export async function resolveSecretKeys(
+  db: Database,
+  config: Pick<Config, 'secretKey' | 'dataDir'> & { previousSecretKeys?: readonly Buffer[] },
+): Promise<SecretKeys> {
+  const previous = config.previousSecretKeys ?? [];
   if (databaseKind(db) === 'sqlite') {
     if (!config.secretKey) throw new Error('loadConfig gives SQLite a secret key; none was given');
-    return config.secretKey;
+    return { current: config.secretKey, previous };
   }
-  return config.secretKey ? configuredKey(db, config.secretKey) : sharedKey(db, config.dataDir);
+  if (!config.secretKey) return { current: await sharedKey(db, config.dataDir), previous: [] };
+  return { current: await configuredKey(db, { current: config.secretKey, previous }), previous };
+}
+
+/**
+ * After a reseal: the database's row names the current key (its fingerprint), so a node still started with only the
+ * old key refuses to start instead of sealing with it. SQLite keeps no row (one node, its key is its configuration).
+ */
+export async function recordCurrentKey(db: Database, keys: SecretKeys): Promise<void> {
+  if (databaseKind(db) === 'sqlite') return;
+  const value = encode({ kind: 'fingerprint', fingerprint: fingerprintOf(keys.current) });
+  const updated = await db('server_settings').where({ name: SETTING }).update({ value });
+  if (updated === 0) await recordSetting(db, SETTING, value);
 }

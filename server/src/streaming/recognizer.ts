@@ -19,6 +19,7 @@ import type { StreamTranscriptFinal, StreamTranscriptPartial } from '../../../ge
 import { roundTime } from '../transcriptions/engine/engine.ts';
 import { toEngineWords } from '../transcriptions/engine/pocketsphinx/words.ts';
 import { Resampler, TARGET_RATE } from './resampler.ts';
+import { FRAME, FRAME_MS, FrameEnergy, MIN_SPEECH_DB, SPEECH_START_FRAMES } from './speech-energy.ts';
 import type { FinishedUtterance } from './stream-decoder.ts';
 
 export type RecognizerEvent = StreamTranscriptPartial | StreamTranscriptFinal;
@@ -47,13 +48,6 @@ export interface RecognizerOptions {
   maxUtterance?: number;
 }
 
-const FRAME_MS = 10;
-const FRAME = (TARGET_RATE * FRAME_MS) / 1000;
-const SPEECH_START_FRAMES = 3;
-const SMOOTHING_FRAMES = 5;
-const MIN_SPEECH_DB = 35;
-const ABOVE_FLOOR_DB = 12;
-const FLOOR_RISE_PER_FRAME = 0.02;
 /** The contract's default of `endpointing` (StreamSessionConfig); the server always passes the applied value. */
 const DEFAULT_ENDPOINTING_MS = 300;
 const DEFAULT_PARTIAL_INTERVAL = 0.2;
@@ -75,7 +69,6 @@ export class Recognizer {
   /** Samples of an incomplete 10 ms frame, waiting for the rest. */
   private carry = new Int16Array(0);
   private spanStart = 0;
-  private floor = 30;
   private speech = false;
   private speechRun = 0;
   private silenceRun = 0;
@@ -91,9 +84,8 @@ export class Recognizer {
   private held: Int16Array[] = [];
   /** Frames of the current utterance not yet fed (fed once per push: fewer native calls). */
   private toFeed: Int16Array[] = [];
-  /** Power of the last frames (the energy is smoothed over them). */
-  private readonly powers = new Float64Array(SMOOTHING_FRAMES);
-  private powerIndex = 0;
+  /** The smoothed energy and its noise floor. */
+  private readonly energy = new FrameEnergy();
 
   constructor(
     private readonly decoder: UtteranceDecoder,
@@ -159,16 +151,8 @@ export class Recognizer {
   }
 
   private frame(frame: Int16Array, events: RecognizerEvent[]): void {
-    let sum = 0;
-    for (let i = 0; i < frame.length; i++) sum += frame[i]! * frame[i]!;
-    // The mean power of the last 5 frames (50 ms): room noise has single loud frames (clicks, breath) that would
-    // otherwise keep an utterance from ending; speech is loud for longer than that.
-    this.powers[this.powerIndex] = sum / frame.length;
-    this.powerIndex = (this.powerIndex + 1) % this.powers.length;
-    const energy = 10 * Math.log10(this.powers.reduce((a, b) => a + b, 0) / this.powers.length + 1);
-    if (energy < this.floor) this.floor = 0.8 * this.floor + 0.2 * energy;
-    else this.floor += Math.min(FLOOR_RISE_PER_FRAME, energy - this.floor);
-    const loud = energy > Math.max(this.floor + ABOVE_FLOOR_DB, MIN_SPEECH_DB);
+    const energy = this.energy.next(frame);
+    const loud = this.energy.loud(energy);
     const start = this.position;
     this.position += frame.length;
 
@@ -192,8 +176,8 @@ export class Recognizer {
       return;
     }
     this.level = Math.max(this.level, energy);
-    const quietAbove = Math.min(QUIET_ABOVE_FLOOR_DB, (this.level - this.floor) / 2);
-    this.quietRun = energy < Math.max(this.floor + quietAbove, MIN_SPEECH_DB) ? this.quietRun + 1 : 0;
+    const quietAbove = Math.min(QUIET_ABOVE_FLOOR_DB, (this.level - this.energy.floor) / 2);
+    this.quietRun = energy < Math.max(this.energy.floor + quietAbove, MIN_SPEECH_DB) ? this.quietRun + 1 : 0;
     this.silenceRun = loud ? 0 : this.silenceRun + 1;
     // Silence past the tail waits: fed when speech resumes (word times count every frame), dropped when the
     // utterance ends, so a longer `endpointing` neither costs decoding nor moves the running cepstral mean.

@@ -172,12 +172,7 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
   async function onSession(frame: StreamSessionConfig): Promise<void> {
     const settings = appliedConfig(frame);
     if (!engine.supports(settings.language)) {
-      throw new FrameError(
-        'unsupported_language',
-        `The streaming engine recognises English only; language "${settings.language}" is not supported.`,
-        'language',
-        4400,
-      );
+      throw new FrameError('unsupported_language', engine.unsupportedLanguage(settings.language), 'language', 4400);
     }
     // The streaming engine does not tell speakers apart: the applied settings say so (session.started echoes them).
     settings.diarization = false;
@@ -187,6 +182,7 @@ export function handleConnection(ws: WebSocket, ticket: string | null, deps: Con
       channel = await engine.open(
         row!.id,
         {
+          language: settings.language,
           sampleRate: settings.sample_rate,
           interimResults: settings.interim_results,
           wordTimestamps: settings.word_timestamps,

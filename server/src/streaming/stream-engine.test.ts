@@ -32,7 +32,7 @@ async function session(id: string, pcm: Buffer): Promise<RecognizerEvent[]> {
   let failure: string | undefined;
   const channel = await engine.open(
     id,
-    { sampleRate: 16_000, interimResults: false, wordTimestamps: true },
+    { language: 'en', sampleRate: 16_000, interimResults: false, wordTimestamps: true },
     { onEvents: (e) => events.push(...e), onFailure: (message) => (failure = message) },
   );
   for (let offset = 0; offset < pcm.length; offset += 3200) channel.push(pcm.subarray(offset, offset + 3200));

@@ -31,12 +31,19 @@ export interface StreamChannel {
   readonly busy: boolean;
 }
 
+/** A session's settings: the recognizer's, and the session's language (PocketSphinx has one: English). */
+export interface StreamOpenOptions extends RecognizerOptions {
+  language: string;
+}
+
 export interface StreamEngine {
   readonly available: boolean;
   /** Why streaming cannot run here and how to fix it (the transcription engine's reason); absent when it can. */
   readonly unavailable?: string;
   supports(language: string): boolean;
-  open(id: string, options: RecognizerOptions, handlers: StreamHandlers): Promise<StreamChannel>;
+  /** The `unsupported_language` message for a session asking for `language`. */
+  unsupportedLanguage(language: string): string;
+  open(id: string, options: StreamOpenOptions, handlers: StreamHandlers): Promise<StreamChannel>;
   /** The live worker threads (for tests that simulate a crash by terminating one, and diagnostics). */
   workers(): Worker[];
   close(): Promise<void>;
@@ -129,6 +136,8 @@ export function createStreamEngine(options: StreamEngineOptions = {}): StreamEng
     available,
     ...(problem ? { unavailable: problem.reason } : {}),
     supports: (language) => available && primaryLanguage(language) === 'en',
+    unsupportedLanguage: (language) =>
+      `The streaming engine recognises English only; language "${language}" is not supported.`,
     async open(id, recognizerOptions, handlers) {
       if (closed) throw new Error('the stream engine is closed');
       const slot = pick();

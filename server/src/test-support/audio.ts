@@ -54,6 +54,14 @@ export function librivoxReadings(times: number): string {
   });
 }
 
+/** The first `seconds` of the LibriVox readings as raw 16 kHz mono s16le PCM (what a stream client sends). */
+export function librivoxPcm(seconds: number): Buffer {
+  const path = fixture(`librivox-${seconds}s.raw`, (out) =>
+    ffmpeg(['-i', librivoxReadings(1), '-t', String(seconds), '-f', 's16le', '-ar', '16000', '-ac', '1', out]),
+  );
+  return readFileSync(path);
+}
+
 /** A text file named .wav. */
 export function textAsWav(): string {
   return fixture('notes.wav', (path) => writeFileSync(path, 'These are meeting notes, not audio.\n'.repeat(50)));

@@ -75,7 +75,8 @@ export function matchOperation(method: string, path: string): OperationSpec | un
   return (candidates.find((r) => r.static) ?? candidates[0])?.operation;
 }
 
-const versionOf = (path: string) => (path.startsWith('/v2/') || path.startsWith('/v1/') ? 'v2' : 'v3');
+// The contract's error bodies: the validation body on /v2 and /v1's usage statistics, the v3 envelope elsewhere.
+const versionOf = (path: string) => (path.startsWith('/v2/') || path.startsWith('/v1/billing/') ? 'v2' : 'v3');
 
 function describe(errors: ValidateFunction['errors']): string {
   return (errors ?? [])
@@ -113,16 +114,27 @@ export function checkResponse(
     if (response.text.length === 0) fail(`the ${mediaType} body is empty`);
     return;
   }
-  // Server-sent events (chat `stream: true`): every event is one `data: <payload>` line whose payload (JSON, or the
-  // literal [DONE]) matches the declared schema, and [DONE] is the last event.
+  // Server-sent events: every event is one `data: <payload>` line whose payload (JSON, or the literal [DONE])
+  // matches the declared schema. Chat streams have only data lines and end with [DONE]; the Responses API's streams
+  // name every event with an `event:` line before it, the payload's `type`, and have no [DONE].
   if (textSchema && mediaType === 'text/event-stream') {
     const events = response.text.split('\n\n');
     if (events.pop() !== '') fail('the stream does not end with a blank line');
-    if (events.at(-1) !== 'data: [DONE]') fail('the last event is not data: [DONE]');
+    const named = events.some((event) => event.startsWith('event: '));
+    if (!named && events.at(-1) !== 'data: [DONE]') fail('the last event is not data: [DONE]');
     const validate = validator(`${operation!.operationId}:${response.status}:${mediaType}`, textSchema);
-    for (const event of events) {
+    for (const whole of events) {
+      let event = whole;
+      let name: string | undefined;
+      if (named) {
+        const line = /^event: ([^\n]+)\n/.exec(whole);
+        if (!line) fail(`an event of a stream of named events has no event: line: ${whole}`);
+        name = line![1];
+        event = whole.slice(line![0].length);
+      }
       if (!event.startsWith('data: ') || event.includes('\n')) fail(`an event is not one data line: ${event}`);
       const data = event.slice('data: '.length);
+      if (name !== undefined && data === '[DONE]') fail('a stream of named events has a [DONE] line');
       let payload: unknown = data;
       if (data !== '[DONE]') {
         try {
@@ -133,6 +145,8 @@ export function checkResponse(
       }
       if (!validate(payload))
         fail(`event ${data.slice(0, 200)} does not match its schema: ${describe(validate.errors)}`);
+      if (name !== undefined && (payload as { type?: unknown }).type !== name)
+        fail(`event: ${name} names a payload of another type: ${data.slice(0, 200)}`);
     }
     return;
   }

@@ -10,7 +10,13 @@ import { databaseKinds, freshDatabase } from './test-databases.ts';
 const test = suite('migrated test databases');
 
 async function withDatabase<T>(env: Record<string, string>, use: (db: ReturnType<typeof openDatabase>) => Promise<T>) {
-  const db = openDatabase(loadConfig({ NODE_ENV: 'test', SCRIBE_SECRET_KEY: 'a'.repeat(64), ...env }));
+  const db = openDatabase(
+    loadConfig({
+      NODE_ENV: 'test',
+      SCRIBE_SECRET_KEY: '32fd31f93d7d9c0b48ff82d460c6382da65c41b7afdbf79cfcf8d094dd9f148c',
+      ...env,
+    }),
+  );
   try {
     return await use(db);
   } finally {

@@ -54,7 +54,7 @@ export async function startScribe(
         NODE_ENV: 'test',
         LOG_LEVEL: 'info', // the readiness line
         SCRIBE_ADMIN_TOKEN: ADMIN_TOKEN,
-        SCRIBE_SECRET_KEY: 'b'.repeat(64),
+        SCRIBE_SECRET_KEY: '62f6fa09e8c24515a8197142ac5f65b2d7451c2b5a473f9cd7bd9030469e54eb',
         SCRIBE_WORKERS: '1',
         SCRIBE_JOB_POLL_MS: '200',
         SCRIBE_RATE_LIMIT_RPS: '1000',
@@ -101,5 +101,5 @@ export async function chatAnswerOn(base: string, apiKey: string, request: ChatCo
   });
   const text = await answered.text();
   if (answered.status !== 200) throw new Error(`chat completion: ${answered.status} ${text}`);
-  return (JSON.parse(text) as ChatCompletion).choices[0]!.message.content;
+  return (JSON.parse(text) as ChatCompletion).choices[0]!.message.content ?? '';
 }

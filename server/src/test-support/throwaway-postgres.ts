@@ -6,7 +6,7 @@
 // and the class's answer there is to add a `postgres` user to the machine (useradd). As root we run the cluster as the
 // unprivileged `nobody` instead (uid/gid on spawn, the data directory chowned to it), which changes nothing on the host.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,34 @@ import pg from 'pg';
 export interface ThrowawayPostgres {
   /** Connection URL of the maintenance database, as the user `postgres` (trust auth). */
   url: string;
+  /**
+   * Sends `signal` to the postmaster and every process it started (backends, background workers): SIGSTOP freezes
+   * the whole server as a stopped host would (connections stay open, nothing answers), SIGCONT resumes it.
+   */
+  signalAll(signal: NodeJS.Signals): void;
+  /**
+   * Shuts the server down (fast shutdown: every session ends, new connections are refused), keeps it down for
+   * `downMs`, then starts it again on the same data and port; resolves once it accepts connections again.
+   */
+  restartAfter(downMs: number): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The processes whose parent is `pid` (from /proc). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The fields after the command name (which may hold spaces) start after its closing parenthesis.
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === pid) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
 }
 
 export interface ThrowawayOptions {
@@ -118,36 +145,57 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
   }
   const port = await freePort();
   // A throwaway cluster: durability settings off (nothing here must survive a crash), the socket in its own folder.
-  const server: ChildProcess = spawn(
-    postgres,
-    ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off'].concat([
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
-      '-c',
-      'max_connections=300',
-    ]),
-    { ...user, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
-  );
-  let log = '';
-  server.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const args = [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+  ].concat(['-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300']);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 30_000;
-  let alive = true;
-  void exited.then(() => (alive = false));
-  while (!(await postgresAnswers(url))) {
-    if (!alive || Date.now() > deadline) {
-      server.kill('SIGKILL');
-      removeDir();
-      throw new Error(`the throwaway PostgreSQL did not start: ${log.trim().split('\n').slice(-3).join(' | ')}`);
+  let server!: ChildProcess;
+  let exited!: Promise<void>;
+  let alive = false;
+  /** Starts the postmaster and waits until it accepts connections (30 s at most). */
+  const launch = async () => {
+    server = spawn(postgres, args, {
+      ...user,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LC_ALL: 'C' },
+    });
+    alive = true;
+    let log = '';
+    server.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
+    const thisOne = server;
+    exited = new Promise<void>((resolve) => thisOne.once('exit', () => resolve()));
+    void exited.then(() => {
+      if (server === thisOne) alive = false;
+    });
+    const deadline = Date.now() + 30_000;
+    while (!(await postgresAnswers(url))) {
+      if (!alive || Date.now() > deadline) {
+        server.kill('SIGKILL');
+        throw new Error(`the throwaway PostgreSQL did not start: ${log.trim().split('\n').slice(-3).join(' | ')}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (options.stopOnExit) {
+      server.unref();
+      (server.stderr as { unref?: () => void } | null)?.unref?.();
+    }
+  };
+  try {
+    await launch();
+  } catch (error) {
+    removeDir();
+    throw error;
   }
   if (options.stopOnExit) {
-    server.unref();
-    (server.stderr as { unref?: () => void } | null)?.unref?.();
     process.once('exit', () => {
       if (!alive) return removeDir();
       server.kill('SIGINT');
@@ -158,6 +206,25 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
   let stopped: Promise<void> | undefined;
   return {
     url,
+    signalAll(signal) {
+      if (!alive || server.pid === undefined) return;
+      for (const pid of [server.pid, ...childrenOf(server.pid)]) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // ended meanwhile
+        }
+      }
+    },
+    async restartAfter(downMs) {
+      if (alive) {
+        server.ref(); // as in stop(): an unref'd server would let this process end while waiting for it
+        server.kill('SIGINT');
+        await exited;
+      }
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await launch();
+    },
     stop: () =>
       (stopped ??= (async () => {
         if (alive) {

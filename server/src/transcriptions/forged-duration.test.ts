@@ -14,12 +14,18 @@ import * as assert from 'uvu/assert';
 import { ffmpegPath, probeMedia } from '../media/ffmpeg.ts';
 import { databaseKinds, useHarness, type Harness, type Provisioned } from '../test-support/harness.ts';
 
-/** SCRIBE_ASYNC_MAX_SECONDS of the test server (async, v2 and the OpenAI route); sync keeps the contract's 300 s. */
-const ASYNC_MAX_SECONDS = 200;
-/** Real length of the long file: over both limits. */
-const LONG_SECONDS = 320;
-/** Real length of the file under the async limit: 3 started minutes, where its header states 1. */
-const MEDIUM_SECONDS = 125;
+/**
+ * SCRIBE_ASYNC_MAX_SECONDS of the test server (async, v2 and the OpenAI route); sync keeps the contract's 300 s. Kept
+ * small because the engine recognises everything decoded up to a limit: each second here is recognised on every route
+ * of both databases, and this file was the heaviest of the suite (CPU minutes) with a 200 s limit.
+ */
+const ASYNC_MAX_SECONDS = 90;
+/** Real length of the file for the sync route: over its 300 s limit. */
+const LONG_SYNC_SECONDS = 320;
+/** Real length of the file for the other routes: over the async limit. */
+const LONG_SECONDS = 100;
+/** Real length of the file under the async limit: 2 started minutes, where its header states 1. */
+const MEDIUM_SECONDS = 70;
 /** The frame count written into the forged header: 200 frames × 576 samples at 16 kHz = 7.2 s. */
 const FORGED_FRAMES = 200;
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
@@ -51,15 +57,17 @@ function forgeFrameCount(path: string, frames: number): void {
   writeFileSync(path, bytes);
 }
 
+let longSync = '';
 let long = '';
 let medium = '';
 
 async function forgedFixtures(): Promise<void> {
+  longSync = speechMp3('long-sync.mp3', LONG_SYNC_SECONDS);
   long = speechMp3('long.mp3', LONG_SECONDS);
   medium = speechMp3('medium.mp3', MEDIUM_SECONDS);
-  for (const path of [long, medium]) {
+  for (const path of [longSync, long, medium]) {
     const honest = await probeMedia(path);
-    assert.ok(honest.durationSeconds > 100, `${basename(path)} states ${honest.durationSeconds} s before forging`);
+    assert.ok(honest.durationSeconds > 60, `${basename(path)} states ${honest.durationSeconds} s before forging`);
     forgeFrameCount(path, FORGED_FRAMES);
     const forged = await probeMedia(path);
     assert.ok(forged.durationSeconds < 10, `${basename(path)} states ${forged.durationSeconds} s after forging`);
@@ -73,12 +81,17 @@ function form(path: string, fields: Record<string, string>): FormData {
   return body;
 }
 
-async function finalRow(h: Harness, id: string, timeoutMs = 180_000) {
+/**
+ * The task's row once final. The bound is for a machine whose cores other test files crowd (CI measured this file at
+ * 0.7 of a core): the engine recognises at a few times real time per core, so 70–100 s of audio can take minutes.
+ */
+async function finalRow(h: Harness, id: string, timeoutMs = 360_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const row = await h.db('transcriptions').where({ id }).first();
     if (['completed', 'failed', 'cancelled'].includes(row.status)) return row;
-    if (Date.now() > until) throw new Error(`task ${id} still ${row.status} after ${timeoutMs} ms`);
+    if (Date.now() > until)
+      throw new Error(`task ${id} still ${row.status} (progress ${row.progress}) after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -137,21 +150,24 @@ for (const kind of databaseKinds) {
     media.server.close();
   });
 
-  test('v3 sync: accepted on the stated 7 s, then failed with duration_exceeded once decoded past 300 s; nothing charged', async () => {
-    const h = harness();
-    const account = await h.provision({ balance: 100 });
-    const before = await balanceOf(h, account.id);
-    const reply = await h.v3(account.apiKey, 'POST', '/v3/transcriptions/sync/create', {
-      form: form(long, { language: 'en' }),
+  // The sync route's 300 s is the contract's, so its file is the one long recording: recognised on SQLite only, as the
+  // release of its reservation is the same statement the async and v2 cases below exercise on both databases.
+  if (kind === databaseKinds[0])
+    test('v3 sync: accepted on the stated 7 s, then failed with duration_exceeded once decoded past 300 s; nothing charged', async () => {
+      const h = harness();
+      const account = await h.provision({ balance: 100 });
+      const before = await balanceOf(h, account.id);
+      const reply = await h.v3(account.apiKey, 'POST', '/v3/transcriptions/sync/create', {
+        form: form(longSync, { language: 'en' }),
+      });
+      assert.is(reply.status, 200, reply.text);
+      const row = await finalRow(h, reply.body.data.id);
+      assertExceeded(row);
+      const status = await h.v3(account.apiKey, 'GET', `/v3/transcriptions/status/${row.id}`);
+      assert.is(status.body.data.status, 'failed');
+      assert.is(status.body.data.error.code, 'duration_exceeded');
+      await assertNothingCharged(h, account, before);
     });
-    assert.is(reply.status, 200, reply.text);
-    const row = await finalRow(h, reply.body.data.id);
-    assertExceeded(row);
-    const status = await h.v3(account.apiKey, 'GET', `/v3/transcriptions/status/${row.id}`);
-    assert.is(status.body.data.status, 'failed');
-    assert.is(status.body.data.error.code, 'duration_exceeded');
-    await assertNothingCharged(h, account, before);
-  });
 
   test('v3 async upload and link: failed with duration_exceeded (the async limit); nothing charged', async () => {
     const h = harness();
@@ -195,7 +211,7 @@ for (const kind of databaseKinds) {
     await assertNothingCharged(h, account, before);
   });
 
-  test('under the limit: billed for its 3 decoded minutes (reservation grown), not the 1 its header states', async () => {
+  test('under the limit: billed for its 2 decoded minutes (reservation grown), not the 1 its header states', async () => {
     const h = harness();
     const account = await h.provision({ balance: 100 });
     const before = await balanceOf(h, account.id);
@@ -205,21 +221,21 @@ for (const kind of databaseKinds) {
     assert.is(reply.status, 202, reply.text);
     const row = await finalRow(h, reply.body.transcription_id);
     assert.is(row.status, 'completed', row.error ?? '');
-    assert.is(Number(row.minutes_billed), 3);
-    assert.is(Number(row.cost_minor), 300); // transcribe_queue: 100 per started minute
+    assert.is(Number(row.minutes_billed), 2);
+    assert.is(Number(row.cost_minor), 200); // transcribe_queue: 100 per started minute
     assert.ok(Math.abs(Number(row.duration_seconds) - MEDIUM_SECONDS) < 1, `duration ${row.duration_seconds}`);
     assert.ok(Math.abs(JSON.parse(row.result).duration - MEDIUM_SECONDS) < 1, 'the result states the decoded length');
-    assert.is(await balanceOf(h, account.id), before - 300);
+    assert.is(await balanceOf(h, account.id), before - 200);
     const captures = await h.db('ledger_entries').where({ account_id: account.id, kind: 'capture' });
     assert.equal(
       captures.map((c: { amount_minor: number | string }) => Number(c.amount_minor)),
-      [-300],
+      [-200],
     );
   });
 
   test('under the limit, but the account cannot pay for the decoded minutes: insufficient_balance, nothing charged', async () => {
     const h = harness();
-    const account = await h.provision({ balance: 2 }); // 200: covers the stated minute, not the 3 decoded ones
+    const account = await h.provision({ balance: 1.5 }); // 150: covers the stated minute, not the 2 decoded ones
     const before = await balanceOf(h, account.id);
     const reply = await h.v3(account.apiKey, 'POST', '/v3/transcriptions/async/create', {
       form: form(medium, { language: 'en' }),

@@ -16,6 +16,9 @@ import { withAccountLimit } from '../db/account-limit.ts';
 import type { Database } from '../db/database.ts';
 import { now } from '../db/rows.ts';
 import { ApiError, errors } from '../http/api-error.ts';
+import { parseClientUrl } from '../http/client-url.ts';
+import type { AddressGuard } from '../media/address-guard.ts';
+import { checkMediaLink } from '../media/link-check.ts';
 import type { UploadedFile } from '../media/multipart.ts';
 import type { TranscriptionEngine } from './engine/engine.ts';
 import { UNFINISHED, type JobRow } from './jobs.ts';
@@ -24,6 +27,8 @@ import type { TaskFiles } from './task-files.ts';
 
 export interface TaskOptions {
   language: string;
+  /** The request left `language` out and the contract's default was applied (an error then says so). */
+  languageDefaulted?: boolean;
   priority: Priority;
   diarization: boolean;
   output: OutputOptions;
@@ -67,6 +72,8 @@ export interface IntakeDeps {
   files: TaskFiles;
   prices: PriceTable;
   limits: IntakeLimits;
+  /** Checks a link's address when its task is created (the download checks it again). */
+  guard: AddressGuard;
   /** Wakes the job runner (a new task is waiting). */
   wake: () => void;
   /** A task that is final already when created (failed at intake) hands over its event like the pipeline does. */
@@ -191,7 +198,7 @@ export function createIntake(deps: IntakeDeps) {
       const row = { ...baseRow(account, options, 'upload', upload.filename), file_size: upload.size };
       try {
         if (!engine.supports(options.language))
-          throw taskFailures.unsupportedLanguage(options.language, engine.languages);
+          throw taskFailures.unsupportedLanguage(options.language, engine.languages, options.languageDefaulted);
         if (upload.size > limit.maxBytes) throw taskFailures.fileTooLarge(limit.maxBytes);
         // One ffmpeg run probes now and goes on decoding for the job (files.decode takes it).
         const mediaPath = await files.adoptUpload(row.id, upload.path);
@@ -220,14 +227,19 @@ export function createIntake(deps: IntakeDeps) {
     },
 
     /** A task from a link: created now, downloaded, probed and reserved by the job. */
-    async fromUrl(account: AccountRow, url: string, options: TaskOptions): Promise<JobRow> {
+    /** `param` names the link's field in the client's request (`url`, v2 `source_url`). */
+    async fromUrl(account: AccountRow, url: string, options: TaskOptions, param = 'url'): Promise<JobRow> {
+      await checkMediaLink(deps.guard, parseClientUrl(url, param), param);
       refuseWhenNoEngine();
       await checkConcurrency(account.id);
       await refuseWhenNothingAvailable(account);
       const name = fileNameOf(url);
       const row = { ...baseRow(account, options, 'url', name.slice(0, 500)), source_url: url };
       if (!engine.supports(options.language)) {
-        return insertFailed(row, taskFailures.unsupportedLanguage(options.language, engine.languages));
+        return insertFailed(
+          row,
+          taskFailures.unsupportedLanguage(options.language, engine.languages, options.languageDefaulted),
+        );
       }
       return insert(row);
     },

@@ -74,6 +74,21 @@ export function createJobQueue(db: Database, options: { leaseMs: number }) {
     },
 
     /**
+     * Gives an unfinished task back after a failure of the database or the disk: not counted as an attempt (the task
+     * did nothing wrong), and not taken again by anyone before `delayMs`, so a full disk is not retried in a loop.
+     */
+    async postpone(id: string, owner: string, delayMs: number): Promise<void> {
+      await db('transcriptions')
+        .where({ id, lease_owner: owner })
+        .whereIn('status', [...UNFINISHED])
+        .update({
+          lease_owner: null,
+          lease_expires_at: new Date(Date.now() + delayMs).toISOString(),
+          attempts: db.raw('attempts - 1'),
+        });
+    },
+
+    /**
      * Gives an unfinished task back because this process is shutting down: the claim is not counted as an attempt,
      * so rolling restarts during a long task never make it reach MAX_ATTEMPTS (only a worker that dies counts).
      */

@@ -22,6 +22,11 @@ export interface OpenAiTranscriptionLimits {
   maxBytes: number;
   /** The async duration limit (SCRIBE_ASYNC_MAX_SECONDS), which this endpoint uses although its tasks are sync. */
   maxSeconds: number;
+  /**
+   * The language of a request without one: `auto` when the engine detects it (as OpenAI does), else the engine's one
+   * language, else `ru` (defaultLanguageOf).
+   */
+  defaultLanguage: string;
 }
 
 const STATUS_OF_TYPE: Record<ErrorType, number> = {
@@ -45,12 +50,23 @@ function failureOf(task: JobRow): ApiError {
   return new ApiError(status, error.code, error.message, error.param);
 }
 
+/**
+ * The language of a request that names none. OpenAI detects it: an engine that detects too is asked to (`auto`); one
+ * that recognises exactly one language is asked for that one (an OpenAI caller that omits `language` gets its
+ * transcript), and any other engine for v3's default, `ru`.
+ */
+export function defaultLanguageOf(engine: { detectsLanguage?: boolean; languages: readonly string[] }): string {
+  if (engine.detectsLanguage) return 'auto';
+  const [only] = engine.languages;
+  return engine.languages.length === 1 && only !== '*' ? only! : 'ru';
+}
+
 function optionsOf(fields: OpenAiAudioTranscriptionRequest, limits: OpenAiTranscriptionLimits): TaskOptions {
   const prompt = fields.prompt?.trim();
   return {
-    // The contract's default is `ru`, as in v3 (OpenAI detects the language; no engine here does), so a request
-    // without `language` to an engine without Russian is 400 unsupported_language, like a v3 sync request.
-    language: fields.language ?? 'ru',
+    // OpenAI detects the language; here the engine does when it can (`auto`), else the one language it has, else v3's
+    // `ru` (build-transcriptions.ts picks it once: defaultLanguageOf).
+    language: fields.language ?? limits.defaultLanguage,
     priority: 'lightning',
     diarization: false,
     // The task keeps every word (subtitles and verbose_json are built from them); the v3 status shows the defaults.

@@ -3,6 +3,7 @@
 // model, the task it leaves (a v3 sync task, charged once at the lightning price), its limits (25 MB, the async
 // duration limit rather than the sync one) and refusals before any charge.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
 import { basename, dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -113,6 +114,26 @@ for (const kind of databaseKinds) {
     assert.is(segment.text, GOFORWARD_TEXT);
     assert.is(segment.start, both.body.words[0].start);
     assert.is(segment.end, both.body.words.at(-1).end);
+    // Every field of OpenAI's segment, with what the engine knows (the contract's descriptions say so).
+    const textBytes = Buffer.byteLength(GOFORWARD_TEXT);
+    assert.equal(
+      { ...segment, compression_ratio: undefined, avg_logprob: undefined },
+      {
+        id: 0,
+        seek: Math.round(segment.start * 100),
+        start: segment.start,
+        end: segment.end,
+        text: GOFORWARD_TEXT,
+        tokens: [],
+        temperature: 0,
+        avg_logprob: undefined,
+        compression_ratio: undefined,
+        no_speech_prob: 0,
+      },
+    );
+    // The mean log of PocketSphinx's word confidences: below 0 (no word is certain), above the floor of 1e-6.
+    assert.ok(segment.avg_logprob < 0 && segment.avg_logprob > Math.log(1e-6), String(segment.avg_logprob));
+    assert.is(segment.compression_ratio, Number((textBytes / deflateSync(GOFORWARD_TEXT).length).toFixed(4)));
 
     // Without timestamp_granularities[]: segments only (OpenAI's default); with `word` alone: words only.
     const defaults = await transcribe(h, account.apiKey, goforward('wav'), {
@@ -154,7 +175,29 @@ for (const kind of databaseKinds) {
     assert.match(vtt.text, /^WEBVTT\n\n1\n00:00:00\.4\d0 --> 00:00:02\.[01]\d0\ngo forward ten meters\n$/);
   });
 
-  test('refused before any charge: unknown model 404, no language (the default ru), not audio, bad fields, no funds', async () => {
+  test('no language: the engine’s only language (PocketSphinx: en), as an OpenAI caller that omits it expects', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 10 });
+    const reply = await transcribe(h, account.apiKey, goforward('wav'), { response_format: 'verbose_json' });
+    assert.is(reply.status, 200, reply.text);
+    assert.is(reply.body.language, 'en');
+    assert.is(reply.body.text, GOFORWARD_TEXT);
+  });
+
+  test('GET /v3/models/{id}: one model of the list; an unknown id is 404 model_not_found', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 10 });
+    const list = await h.v3(account.apiKey, 'GET', '/v3/models');
+    for (const model of list.body.data) {
+      const one = await h.v3(account.apiKey, 'GET', `/v3/models/${model.id}`);
+      assert.is(one.status, 200, one.text);
+      assert.equal(one.body, model);
+    }
+    const unknown = await h.v3(account.apiKey, 'GET', '/v3/models/gpt-4o');
+    assert.equal([unknown.status, unknown.body.error.code, unknown.body.error.param], [404, 'model_not_found', 'id']);
+  });
+
+  test('refused before any charge: unknown model 404, an unsupported language, not audio, bad fields, no funds', async () => {
     const h = harness();
     const account = await h.provision({ balance: 10 });
     const before = await balanceOf(h, account.id);
@@ -162,7 +205,7 @@ for (const kind of databaseKinds) {
     assert.is(model.status, 404, model.text);
     assert.is(model.body.error.code, 'model_not_found');
     assert.is(model.body.error.param, 'model');
-    const ru = await transcribe(h, account.apiKey, goforward('wav'));
+    const ru = await transcribe(h, account.apiKey, goforward('wav'), { language: 'ru' });
     assert.is(ru.status, 400, ru.text);
     assert.is(ru.body.error.code, 'unsupported_language');
     assert.is(ru.body.error.param, 'language');

@@ -14,6 +14,8 @@ import type { Ledger } from '../billing/ledger.ts';
 import type { PriceTable, TranscriptionConfig } from '../config.ts';
 import { now, parseJson } from '../db/rows.ts';
 import { ApiError, errors } from '../http/api-error.ts';
+import { loggableUrl } from '../http/client-url.ts';
+import { faultSummary, infrastructureFaultOf } from '../http/infrastructure-errors.ts';
 import type { AddressGuard } from '../media/address-guard.ts';
 import { DownloadError, downloadToFile } from '../media/download.ts';
 import { checkDecodedLength } from './decoded-length.ts';
@@ -40,7 +42,15 @@ export interface PipelineDeps {
   logger: Logger;
   /** Called once a task has reached its final state: hands its event to the webhooks and clears `event_pending`. */
   onFinal: (task: JobRow) => Promise<void>;
+  /**
+   * Whether the data disk is below its free-space threshold now: a job that fails meanwhile (ffmpeg cannot write its
+   * output, a download cannot be stored) is taken again later rather than failed for a reason of the server's.
+   */
+  diskLow?: () => Promise<boolean>;
 }
+
+/** What a run that did not end its task asks of the runner: `postpone` the task after a failure of the server's. */
+export type RunOutcome = 'postpone' | undefined;
 
 /** Thrown inside the pipeline when the task left the state the job expected (cancelled, or the lease was lost). */
 class Superseded extends Error {}
@@ -91,7 +101,8 @@ export function createPipeline(deps: PipelineDeps) {
       }));
     } catch (error) {
       if (error instanceof DownloadError) {
-        if (error.detail) logger.info({ taskId: job.id, url: error.url, refusal: error.detail }, 'media URL refused');
+        if (error.detail)
+          logger.info({ taskId: job.id, url: loggableUrl(error.url), refusal: error.detail }, 'media URL refused');
         throw error.reason === 'too_large'
           ? taskFailures.fileTooLarge(config.asyncMaxBytes)
           : taskFailures.downloadFailed(`The media could not be downloaded: ${error.message}`);
@@ -149,7 +160,8 @@ export function createPipeline(deps: PipelineDeps) {
     return {
       text: transcript.text,
       duration: Math.round((Number(job.duration_seconds ?? transcript.duration) || transcript.duration) * 100) / 100,
-      language: job.language,
+      // The engine's own when it detected it (`auto`), so the result names a language, not the request's `auto`.
+      language: transcript.language ?? job.language,
       words,
       ...(speakers ? { segments: speakers.segments, speakers: speakers.speakers } : {}),
     };
@@ -222,6 +234,7 @@ export function createPipeline(deps: PipelineDeps) {
     await finish(job, owner, {
       status: 'completed',
       progress: 100,
+      language: result.language,
       result: JSON.stringify(result),
       duration_seconds: job.duration_seconds,
       minutes_billed: price.minutes,
@@ -230,8 +243,11 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   return {
-    /** Runs a claimed job until it ends or is superseded; never throws. */
-    async run(job: JobRow, owner: string, signal: AbortSignal): Promise<void> {
+    /**
+     * Runs a claimed job until it ends or is superseded; never throws. A failure of the database or the disk (not the
+     * task's) leaves the task unfinished and answers `postpone`: the runner gives it back to be taken again later.
+     */
+    async run(job: JobRow, owner: string, signal: AbortSignal): Promise<RunOutcome> {
       try {
         if (job.attempts > MAX_ATTEMPTS) throw taskFailures.taskFailed();
         if (job.status === 'created' || job.status === 'downloading') job = await download(job, owner, signal);
@@ -247,6 +263,16 @@ export function createPipeline(deps: PipelineDeps) {
           logger.warn({ err: error, taskId: job.id }, 'engine worker lost; the task will be taken again');
           await leaveFiles(job);
           return;
+        }
+        const fault =
+          infrastructureFaultOf(error) ?? ((await deps.diskLow?.().catch(() => false)) ? 'storage' : undefined);
+        if (fault) {
+          logger.warn(
+            { taskId: job.id, fault, cause: faultSummary(error) },
+            'transcription job interrupted by the infrastructure; the task will be taken again',
+          );
+          await leaveFiles(job);
+          return 'postpone';
         }
         if (!(error instanceof ApiError)) logger.error({ err: error, taskId: job.id }, 'transcription job failed');
         await fail(job, owner, error).catch((err: unknown) =>

@@ -24,7 +24,7 @@ for (const kind of databaseKinds) {
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
       SCRIBE_ADMIN_TOKEN: ADMIN_TOKEN,
-      SCRIBE_SECRET_KEY: 'a'.repeat(64),
+      SCRIBE_SECRET_KEY: 'eb4818c57490c5d82ddf132a776b26a8daabf70b3f14f4389f6226d66e60bb3b',
       SCRIBE_JOB_LEASE_MS: '2000',
       SCRIBE_JOB_POLL_MS: '200',
       SCRIBE_WORKERS: '1',

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createPollingLoops } from '../background/polling-loops.ts';
 import type { JobQueue } from './jobs.ts';
-import type { Pipeline } from './pipeline.ts';
+import type { Pipeline, RunOutcome } from './pipeline.ts';
 
 export interface RunnerOptions {
   slots: number;
@@ -38,12 +38,19 @@ export function createRunner(jobs: JobQueue, pipeline: Pipeline, options: Runner
       },
       Math.max(100, Math.floor(options.leaseMs / 3)),
     );
+    let outcome: RunOutcome;
     try {
-      await pipeline.run(job, owner, controller.signal);
+      outcome = await pipeline.run(job, owner, controller.signal);
     } finally {
       clearInterval(heartbeat);
       held.delete(job.id);
-      const release = stopping ? jobs.handBack(job.id, owner) : jobs.release(job.id, owner);
+      // A task postponed after a failure of the database or the disk is taken again once a lease's time has passed
+      // (that attempt not counted); if even that cannot be written, its lease runs out all the same.
+      const release = stopping
+        ? jobs.handBack(job.id, owner)
+        : outcome === 'postpone'
+          ? jobs.postpone(job.id, owner, options.leaseMs)
+          : jobs.release(job.id, owner);
       await release.catch(() => undefined);
     }
   }

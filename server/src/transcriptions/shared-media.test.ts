@@ -27,7 +27,7 @@ async function startNode(env: Record<string, string>): Promise<Started> {
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
       SCRIBE_ADMIN_TOKEN: ADMIN_TOKEN,
-      SCRIBE_SECRET_KEY: 'c'.repeat(64),
+      SCRIBE_SECRET_KEY: 'a1a2f478681f7acb10fbcb24c77ca06363b08a4c6546c9473db48785393b516b',
       SCRIBE_WORKERS: '1',
       SCRIBE_JOB_POLL_MS: '200',
       SCRIBE_RATE_LIMIT_RPS: '1000',

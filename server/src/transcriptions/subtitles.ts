@@ -6,7 +6,7 @@ import type { TranscriptionResult } from '../../../generated/client/types.gen.ts
 const MAX_CUE_SECONDS = 7;
 const MAX_CUE_CHARS = 84;
 
-interface Cue {
+export interface Cue {
   start: number;
   end: number;
   text: string;

@@ -9,13 +9,18 @@ import { errorTypeOf } from '../http/render-error.ts';
 
 export const taskFailures = {
   downloadFailed: (message: string) => new ApiError(400, 'download_failed', message, 'url'),
-  unsupportedLanguage: (language: string, supported: readonly string[]) =>
-    new ApiError(
-      400,
-      'unsupported_language',
-      `The language ${language} is not supported by the transcription engine; supported: ${supported.join(', ')}.`,
-      'language',
-    ),
+  /**
+   * A language the engine cannot serve. When the request left `language` out, the contract's default was applied: the
+   * message says so, since the caller never named that language, and says what to send instead.
+   */
+  unsupportedLanguage: (language: string, supported: readonly string[], defaulted = false) => {
+    const refused = defaulted
+      ? `No language was sent, so the default ${language} was applied; this server does not transcribe it.`
+      : `The language ${language} is not supported by this server's transcription engine.`;
+    const example = supported[0] ?? 'en';
+    const advice = `Supported: ${supported.join(', ')}. Send the language of the speech, for example language=${example}.`;
+    return new ApiError(400, 'unsupported_language', `${refused} ${advice}`, 'language');
+  },
   fileTooLarge: (limitBytes: number) =>
     new ApiError(400, 'file_too_large', `The file is larger than ${Math.round(limitBytes / 1048576)} MB.`, 'file'),
   durationExceeded: (limitSeconds: number, actual: number) =>

@@ -24,6 +24,7 @@ type TaskFields = SyncTranscriptionRequest | AsyncTranscriptionMultipartRequest 
 function optionsOf(fields: TaskFields, mode: 'sync' | 'async', output: OutputOptions): TaskOptions {
   return {
     language: fields.language ?? 'ru',
+    languageDefaulted: fields.language === undefined,
     priority: fields.priority ?? (mode === 'sync' ? 'lightning' : 'queue'),
     diarization: fields.diarization ?? false,
     output,
@@ -93,7 +94,11 @@ export function transcriptionTaskHandlers(
       return { status: 200, body: { data: toTranscription(row) } };
     },
 
-    getTranscriptionResult: async (request) => answerResult(request, request.query.format ?? 'json'),
+    getTranscriptionResult: async (request) => {
+      const format = request.query.format ?? 'json';
+      // `text` is the contract's other name of `txt` (the name v2 and the client CLI use).
+      return answerResult(request, format === 'text' ? 'txt' : format);
+    },
     // One operation per format (one response media type each), so generators type and parse the answer.
     getTranscriptionResultJson: async (request) => answerResult(request, 'json'),
     getTranscriptionResultSrt: async (request) => answerResult(request, 'srt'),

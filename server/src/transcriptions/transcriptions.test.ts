@@ -132,6 +132,19 @@ for (const kind of databaseKinds) {
     assert.is(ru.status, 400, ru.text);
     assert.is(ru.body.error.code, 'unsupported_language');
     assert.is(ru.body.error.param, 'language');
+    // The request named no language: the message says the default was applied and what to send instead.
+    assert.is(
+      ru.body.error.message,
+      'No language was sent, so the default ru was applied; this server does not transcribe it. ' +
+        'Supported: en. Send the language of the speech, for example language=en.',
+    );
+    const german = await upload(h, account.apiKey, goforward('wav'), { language: 'de' });
+    assert.is(german.status, 400, german.text);
+    assert.is(
+      german.body.error.message,
+      "The language de is not supported by this server's transcription engine. " +
+        'Supported: en. Send the language of the speech, for example language=en.',
+    );
     const text = await upload(h, account.apiKey, textAsWav(), { language: 'en' });
     assert.is(text.status, 400, text.text);
     assert.is(text.body.error.code, 'unsupported_format');
@@ -174,6 +187,19 @@ for (const kind of databaseKinds) {
     const txt = await h.v3(account.apiKey, 'GET', `/v3/transcriptions/result/${id}?format=txt`);
     assert.is(txt.text, 'go forward ten meters\n');
     assert.match(txt.headers.get('content-type')!, /^text\/plain/);
+    // `text` is the other name of `txt`; an unknown format is told the allowed ones.
+    const text = await h.v3(account.apiKey, 'GET', `/v3/transcriptions/result/${id}?format=text`);
+    assert.is(text.status, 200, text.text);
+    assert.is(text.text, txt.text);
+    assert.match(text.headers.get('content-type')!, /^text\/plain/);
+    const unknown = await h.v3(account.apiKey, 'GET', `/v3/transcriptions/result/${id}?format=doc`);
+    assert.is(unknown.status, 400, unknown.text);
+    assert.equal(unknown.body.error, {
+      type: 'invalid_request_error',
+      code: 'invalid_parameter',
+      message: 'format must be one of json, srt, vtt, txt, text.',
+      param: 'format',
+    });
     // The per-format operations answer exactly what the format query answers, each with its one media type.
     for (const [segment, query, type] of [
       ['json', 'json', /^application\/json/],
@@ -204,7 +230,7 @@ for (const kind of databaseKinds) {
     await h.v3(account.apiKey, 'POST', `/v3/transcriptions/cancel/${hanging.body.transcription_id}`);
   });
 
-  test('async by link: completed from a local server; 404, a redirect to 169.254.169.254 and 10.0.0.1 fail download_failed', async () => {
+  test('async by link: completed from a local server; private links 400 at create; 404 and a redirect to 169.254.169.254 fail download_failed', async () => {
     const h = harness();
     const account = await h.provision({ balance: 10 });
     const create = (url: string, language = 'en') =>
@@ -218,10 +244,24 @@ for (const kind of databaseKinds) {
     assert.is(done.mode, 'async');
     assert.is(done.priority, 'queue');
     assert.is(done.cost, 1);
+    // A link to a private address is refused when the task is created, naming the setting that would allow it;
+    // a public-looking link that redirects there is refused at download time.
+    for (const url of [
+      'http://10.0.0.1/audio.wav',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::1]:8080/a.wav',
+      'http://user:pw@127.0.0.2/a.wav?sig=abc',
+    ]) {
+      const refused = await create(url);
+      assert.is(refused.status, 400, `${url}: ${refused.text}`);
+      assert.is(refused.body.error.code, 'invalid_parameter', url);
+      assert.is(refused.body.error.param, 'url', url);
+      assert.match(refused.body.error.message, /SCRIBE_URL_ALLOW_HOSTS/, url);
+      assert.not.match(refused.text, /pw@|sig=abc/, url);
+    }
     for (const url of [
       `${media.url}/missing`,
       `${media.url}/redirect?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`,
-      'http://10.0.0.1/audio.wav',
     ]) {
       const created = await create(url);
       assert.is(created.status, 202, created.text);
@@ -233,6 +273,13 @@ for (const kind of databaseKinds) {
     const unsupported = await final(h, account.apiKey, ru.body.transcription_id);
     assert.is(unsupported.status, 'failed');
     assert.is(unsupported.error.code, 'unsupported_language');
+    assert.match(unsupported.error.message, /^The language ru is not supported/);
+    const omitted = await h.v3(account.apiKey, 'POST', '/v3/transcriptions/async/create', {
+      json: { url: `${media.url}/goforward.wav` },
+    });
+    const defaulted = await final(h, account.apiKey, omitted.body.transcription_id);
+    assert.is(defaulted.error.code, 'unsupported_language');
+    assert.match(defaulted.error.message, /^No language was sent, so the default ru was applied; .* language=en\.$/);
     // Only the completed task was charged.
     const captures = await h.db('ledger_entries').where({ account_id: account.id, kind: 'capture' });
     assert.is(captures.length, 1);

@@ -129,7 +129,7 @@ async function recordAttempt(
     });
 }
 
-export function createDeliveryStore(db: Database, options: { leaseMs: number }) {
+export function createDeliveryStore(db: Database, options: { leaseMs: number; perEndpoint: number }) {
   const postgres = databaseKind(db) === 'postgres';
   const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
   const held = (id: string, owner: string) =>
@@ -162,19 +162,53 @@ export function createDeliveryStore(db: Database, options: { leaseMs: number }) 
       return db<AttemptRow>('webhook_attempts').where({ delivery_id: deliveryId }).orderBy('number');
     },
 
-    /** Takes the oldest due delivery whose lease is free or expired, or undefined when there is none. */
+    /**
+     * Takes a due delivery whose lease is free or expired, or undefined when there is none. Fair across accounts and
+     * bounded per endpoint: an endpoint with `perEndpoint` attempts in flight (any process) is skipped, and among the
+     * rest the account with the fewest attempts in flight goes first, then the oldest due. A receiver that hangs thus
+     * holds at most `perEndpoint` of the dispatchers' slots, and another account's delivery is taken by the next free
+     * slot however long the first account's backlog is.
+     */
     async claim(owner: string): Promise<DeliveryRow | undefined> {
       const at = new Date().toISOString();
       const expiry = new Date(Date.now() + options.leaseMs).toISOString();
-      const candidate = `SELECT id FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= ?
-          AND (lease_expires_at IS NULL OR lease_expires_at < ?)
-        ORDER BY next_attempt_at, id
-        LIMIT 1${postgres ? ' FOR UPDATE SKIP LOCKED' : ''}`;
+      const candidate = `SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+          AND (d.lease_expires_at IS NULL OR d.lease_expires_at < ?)
+          AND (SELECT COUNT(*) FROM webhook_deliveries f
+            WHERE f.webhook_id = d.webhook_id AND f.status = 'pending' AND f.lease_expires_at >= ?) < ?
+        ORDER BY (SELECT COUNT(*) FROM webhook_deliveries f JOIN webhooks fw ON fw.id = f.webhook_id
+            WHERE fw.account_id = w.account_id AND f.status = 'pending' AND f.lease_expires_at >= ?),
+          d.next_attempt_at, d.id
+        LIMIT 1${postgres ? ' FOR UPDATE OF d SKIP LOCKED' : ''}`;
       const sql = `UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?
         WHERE id = (${candidate}) AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at < ?)
         RETURNING *`;
-      return rowsOf<DeliveryRow>(await db.raw(sql, [owner, expiry, at, at, at]))[0];
+      return rowsOf<DeliveryRow>(await db.raw(sql, [owner, expiry, at, at, at, options.perEndpoint, at, at]))[0];
+    },
+
+    /**
+     * An endpoint did not answer in time: its other due deliveries wait `delayMs` (not counted as attempts), so a
+     * receiver that hangs is tried one delivery at a time, not with its whole backlog one timeout after another.
+     */
+    async backOff(webhookId: string, delayMs: number): Promise<void> {
+      const at = new Date().toISOString();
+      await db('webhook_deliveries')
+        .where({ webhook_id: webhookId, status: 'pending' })
+        .andWhere('next_attempt_at', '<', new Date(Date.now() + delayMs).toISOString())
+        .andWhere((q) => q.whereNull('lease_expires_at').orWhere('lease_expires_at', '<', at))
+        .update({ next_attempt_at: new Date(Date.now() + delayMs).toISOString() });
+    },
+
+    /** Whether a free pending delivery has waited unsent for more than `lateMs` past its due time. */
+    async lateBy(lateMs: number): Promise<boolean> {
+      const now = Date.now();
+      const row = await db('webhook_deliveries')
+        .where({ status: 'pending' })
+        .andWhere('next_attempt_at', '<', new Date(now - lateMs).toISOString())
+        .andWhere((q) => q.whereNull('lease_expires_at').orWhere('lease_expires_at', '<', new Date(now).toISOString()))
+        .first('id');
+      return row !== undefined;
     },
 
     /** When the next free pending delivery is due (epoch ms), or undefined when none is. */

@@ -104,6 +104,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     } else {
       const next = retryAt(made);
       await deliveries.attemptFailed(delivery, owner, record, next);
+      if (outcome.timedOut && config.timeoutBackoffMs > 0) {
+        await deliveries.backOff(delivery.webhook_id, config.timeoutBackoffMs);
+      }
       logger.warn({ ...log, nextAttemptAt: next ?? null }, next ? 'webhook attempt failed' : 'webhook delivery failed');
     }
   }

@@ -21,6 +21,8 @@ export interface SendOutcome {
   durationMs: number;
   /** The caller's signal ended the attempt before an answer. */
   aborted: boolean;
+  /** The receiver did not answer within the time limit (it accepts and hangs, or is very slow). */
+  timedOut?: boolean;
   /** For the server's log only: the address (and range) or DNS error behind a refusal; never stored on the delivery. */
   refusalDetail?: string;
 }
@@ -93,7 +95,7 @@ export async function sendAttempt(
     const durationMs = elapsed();
     if (timedOut) {
       const seconds = Math.round(options.timeoutMs / 100) / 10;
-      return { status: null, error: `No answer within ${seconds} s.`, durationMs, aborted: false };
+      return { status: null, error: `No answer within ${seconds} s.`, durationMs, aborted: false, timedOut: true };
     }
     if (options.signal?.aborted)
       return { status: null, error: 'The attempt was interrupted.', durationMs, aborted: true };

@@ -14,6 +14,7 @@ import { createDeliveryStore, newDelivery, type DeliveryRow, type DeliveryStore 
 import { createDispatcher } from './dispatcher.ts';
 import { eventTypeOf, taskEvent, testEvent } from './events.ts';
 import { createWebhookStore, type WebhookRow, type WebhookStore } from './store.ts';
+import type { SecretKeys } from '../secrets/secret-box.ts';
 
 /** How long a claimed delivery stays with its dispatcher beyond the attempt's own time limit. */
 const LEASE_MARGIN_MS = 30_000;
@@ -23,6 +24,8 @@ export interface WebhookDeliveryDeps {
   config: WebhookConfig;
   guard: AddressGuard;
   logger: Logger;
+  /** Seals the endpoints' signing secrets at rest. */
+  secretKeys: SecretKeys;
 }
 
 export interface WebhookDeliveryService {
@@ -31,6 +34,8 @@ export interface WebhookDeliveryService {
   guard: AddressGuard;
   /** The pipeline's `onFinal`: enqueues the task's event; never throws (a failure is logged). */
   onFinal(task: JobRow): Promise<void>;
+  /** Whether deliveries wait unsent long past their due time (for /health). */
+  backlogLate(): Promise<boolean>;
   /** Enqueues a test event to one endpoint (enabled or not) and returns its delivery. */
   enqueueTest(webhook: WebhookRow): Promise<DeliveryRow>;
   start(): void;
@@ -52,6 +57,9 @@ const SWEEP_INTERVAL_MS = 30_000;
 /** A task finished this recently is left to its own worker, which is about to hand the event over. */
 const SWEEP_GRACE_MS = 5_000;
 
+/** How late a due delivery may be before /health reports the backlog. */
+const BACKLOG_LATE_MS = 60_000;
+
 export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliveryService {
   const { db, config, guard, logger } = deps;
   let sweeper: NodeJS.Timeout | undefined;
@@ -70,8 +78,11 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       logger.error({ err }, 'webhook event sweep failed; it runs again later');
     }
   }
-  const store = createWebhookStore(db);
-  const deliveries = createDeliveryStore(db, { leaseMs: config.timeoutMs + LEASE_MARGIN_MS });
+  const store = createWebhookStore(db, deps.secretKeys);
+  const deliveries = createDeliveryStore(db, {
+    leaseMs: config.timeoutMs + LEASE_MARGIN_MS,
+    perEndpoint: config.perEndpoint,
+  });
   const dispatcher = createDispatcher({ deliveries, webhooks: store, guard, config, logger });
 
   /** The deliveries of a task's final event: one per enabled endpoint of its account subscribed to the event type. */
@@ -120,6 +131,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
     deliveries,
     guard,
     onFinal,
+    backlogLate: () => deliveries.lateBy(BACKLOG_LATE_MS),
     async enqueueTest(webhook) {
       const type = (parseJson<WebhookEventType[]>(webhook.events) ?? [])[0] ?? 'transcription.completed';
       const eventId = randomUUID();

@@ -1,9 +1,12 @@
 // Webhook registration on SQLite and PostgreSQL: create shows the secret once, list, update (enabled, events), delete,
 // foreign ids are 404, a blocked account gets 409 on update (the seed) but 403 elsewhere, and URLs of private,
 // loopback or link-local addresses are refused on create and update (this server allows none).
+import { randomBytes, randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { databaseKinds, useHarness } from '../test-support/harness.ts';
+import { createWebhookStore } from './store.ts';
+import { singleKey } from '../secrets/secret-box.ts';
 
 for (const kind of databaseKinds) {
   const test = suite(`webhooks (${kind})`);
@@ -24,6 +27,28 @@ for (const kind of databaseKinds) {
       [created.body.id],
     );
     assert.is(list.body.data[0].secret, undefined);
+  });
+
+  test('the signing secret is sealed at rest; rows from before sealing are sealed and still open', async () => {
+    const h = harness();
+    const account = await h.provision({ balance: 1 });
+    const created = await h.v3(account.apiKey, 'POST', '/v3/webhooks/create', { json: body });
+    assert.is(created.status, 201, created.text);
+    const row = await h.db('webhooks').where({ id: created.body.id }).first();
+    assert.not.ok(String(row.secret).includes(created.body.secret.slice('whsec_'.length)), 'stored in clear');
+    assert.match(String(row.secret), /^sealed:/);
+
+    // A row as an older version wrote it: the secret itself.
+    const key = randomBytes(32);
+    const store = createWebhookStore(h.db, singleKey(key));
+    const legacy = { ...row, id: randomUUID(), secret: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' };
+    await h.db('webhooks').insert(legacy);
+    assert.ok((await store.sealPlaintextSecrets()) >= 1);
+    const sealed = await h.db('webhooks').where({ id: legacy.id }).first();
+    assert.match(String(sealed.secret), /^sealed:/);
+    assert.is((await store.get(legacy.id))!.secret, legacy.secret);
+    assert.is(await store.sealPlaintextSecrets(), 0, 'sealed twice');
+    await h.db('webhooks').where({ id: legacy.id }).delete();
   });
 
   test('update changes events and enabled; delete removes; foreign ids are 404', async () => {

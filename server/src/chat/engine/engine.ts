@@ -2,21 +2,65 @@
 // context check), then generate an answer token by token (a local engine does both in one request: `start`). Two
 // engines implement it: `llama` (a local GGUF through node-llama-cpp) and `openai-compatible` (an upstream server's
 // `/chat/completions`).
-import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
+import type { ChatToolCall } from '../../../../generated/client/types.gen.ts';
 
-export type FinishReason = 'stop' | 'length';
+/**
+ * A message as the engines take it: OpenAI's message read by the chat service (openai-messages.ts), with `developer`
+ * as `system`, content parts joined into one text, and tool-call history kept (an assistant's `tool_calls`, a tool
+ * message's `tool_call_id`). The seed's `ChatMessage` is one of these.
+ */
+export interface PromptMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  tool_calls?: ChatToolCall[];
+  tool_call_id?: string;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
+
+/** A function the model may call: its parameters' JSON Schema as the grammar takes it (`{}` args when none). */
+export interface ToolFunction {
+  name: string;
+  description?: string;
+  parameters: object;
+}
+
+/**
+ * The tools of a request: `auto` lets the model choose between text and calls, `required` makes it call one of the
+ * functions, `{name}` that function, `none` answers with text. `parallel`: one answer may call several functions.
+ */
+export interface ToolUse {
+  functions: ToolFunction[];
+  choice: 'none' | 'auto' | 'required' | { name: string };
+  parallel: boolean;
+}
+
+/** A piece of a tool call as it is generated: the first of a call has its `name`, later ones argument fragments. */
+export interface ToolCallPiece {
+  index: number;
+  name?: string;
+  arguments: string;
+}
+
+/** A tool call of an answer: the function and its arguments as a JSON text. */
+export interface GeneratedToolCall {
+  name: string;
+  arguments: string;
+}
 
 /** How the answer must be formed: free text, any JSON object, or JSON valid against a schema. */
 export type AnswerFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; schema: object };
 
 export interface GenerateRequest {
-  messages: ChatMessage[];
+  messages: PromptMessage[];
   /** The account asking: a local model serves the accounts' waiting requests in turns (bounded-queue.ts). */
   account?: string;
   temperature: number;
   /** Upper bound of answer tokens, already clamped to what the model can produce. */
   maxTokens: number;
   format: AnswerFormat;
+  /** The functions the model may call (none: a text answer). */
+  tools?: ToolUse;
   /** The prompt's tokens as `measure` counted them (saves tokenizing a long prompt twice). */
   promptTokens?: number;
   signal: AbortSignal;
@@ -31,10 +75,17 @@ export interface GenerateRequest {
    * wakes its caller once per piece, not per token.
    */
   deltaIntervalMs?: number;
+  /**
+   * Called with the pieces of the answer's tool calls as they are generated (streamed answers only); text handed to
+   * `onDelta` before a piece is handed on before it.
+   */
+  onToolCall?(piece: ToolCallPiece): void;
 }
 
 export interface GenerateResult {
   content: string;
+  /** The functions the answer calls (`finishReason` is then `tool_calls`, unless the answer was cut). */
+  toolCalls?: GeneratedToolCall[];
   finishReason: FinishReason;
   promptTokens: number;
   completionTokens: number;
@@ -50,8 +101,11 @@ export interface PromptMeasure {
 interface EngineBase {
   /** Prompt plus answer tokens (undefined when the upstream does not say). */
   contextWindow: number | undefined;
-  /** Counts the prompt; with a JSON format, also prepares its grammar (ChatEngineError `invalid_answer` if it can't). */
-  measure(messages: ChatMessage[], format?: AnswerFormat): Promise<PromptMeasure>;
+  /**
+   * Counts the prompt (with the tools it shows the model); with a JSON format or tools, also prepares their grammars
+   * (ChatEngineError `invalid_answer` or `invalid_tool` if it can't).
+   */
+  measure(messages: PromptMessage[], format?: AnswerFormat, tools?: ToolUse): Promise<PromptMeasure>;
   generate(request: GenerateRequest): Promise<GenerateResult>;
   close(): Promise<void>;
 }
@@ -96,10 +150,13 @@ export class ChatEngineError extends Error {
       | 'internal_error'
       | 'cancelled'
       | 'invalid_answer'
+      | 'invalid_tool'
       | 'context_length_exceeded',
     message: string,
     readonly tokens = 0,
     readonly started = true,
+    /** The request field an `invalid_answer` or `invalid_tool` is blamed on. */
+    readonly param: string | null = null,
   ) {
     super(message);
     this.name = 'ChatEngineError';

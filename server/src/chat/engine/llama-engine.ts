@@ -5,8 +5,16 @@
 //
 // Token counts are exact: the prompt is the rendered chat template tokenized by the model's tokenizer (what the
 // sequence evaluates), the answer is every token node-llama-cpp hands to `onToken`.
-import type { ChatHistoryItem, Llama, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
-import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
+import type {
+  ChatHistoryItem,
+  ChatModelFunctionCall,
+  ChatModelFunctions,
+  ChatModelResponse,
+  Llama,
+  LlamaContext,
+  LlamaGrammar,
+  LlamaModel,
+} from 'node-llama-cpp';
 import { deltaSink } from '../delta-pacer.ts';
 import { AccountQueueFullError, createBoundedQueue, QueueFullError } from './bounded-queue.ts';
 import {
@@ -18,7 +26,11 @@ import {
   type PromptMeasure,
   type StartedAnswer,
   type StartRequest,
+  type PromptMessage,
+  type ToolUse,
+  type GeneratedToolCall,
 } from './engine.ts';
+import { chatFunctionsOf, createForcedCallReader, forcedCallSchema, isForcedCall } from './llama-tool-calls.ts';
 
 export interface LlamaEngineOptions {
   modelPath: string;
@@ -51,14 +63,72 @@ export function llamaRuntime(): Promise<Llama> {
   return sharedLlama;
 }
 
-export function toChatHistory(messages: ChatMessage[]): ChatHistoryItem[] {
-  const history: ChatHistoryItem[] = messages.map((message) =>
-    message.role === 'assistant'
-      ? { type: 'model', response: [message.content] }
-      : { type: message.role, text: message.content },
-  );
-  history.push({ type: 'model', response: [] });
+/** A tool's result as the chat template shows it: the JSON it is, else its text. */
+function toolResultOf(content: string): unknown {
+  try {
+    return JSON.parse(content) as unknown;
+  } catch {
+    return content;
+  }
+}
+
+/**
+ * The messages as node-llama-cpp's chat history, ending with the model's turn to answer. An assistant's `tool_calls`
+ * are function calls of its response, and each tool message is the result of the call it names (the chat service
+ * has checked that it names one). After tool results the model continues that same response, as it would have had it
+ * called the functions itself.
+ */
+export function toChatHistory(messages: PromptMessage[]): ChatHistoryItem[] {
+  const history: ChatHistoryItem[] = [];
+  const calls = new Map<string, ChatModelFunctionCall>();
+  for (const message of messages) {
+    if (message.role === 'system' || message.role === 'user') {
+      history.push({ type: message.role, text: message.content });
+      continue;
+    }
+    if (message.role === 'tool') {
+      const call = calls.get(message.tool_call_id ?? '');
+      if (call) call.result = toolResultOf(message.content);
+      continue;
+    }
+    const response: ChatModelResponse['response'] = message.content ? [message.content] : [];
+    (message.tool_calls ?? []).forEach((toolCall, index) => {
+      const call: ChatModelFunctionCall = {
+        type: 'functionCall',
+        name: toolCall.function.name,
+        params: toolResultOf(toolCall.function.arguments),
+        result: null,
+        ...(index === 0 ? { startsNewChunk: true } : {}),
+      };
+      calls.set(toolCall.id, call);
+      response.push(call);
+    });
+    const last = history.at(-1);
+    // Text after tool results belongs to the response that called them.
+    if (last?.type === 'model' && last.response.some((item) => typeof item !== 'string'))
+      last.response.push(...response);
+    else history.push({ type: 'model', response });
+  }
+  if (messages.at(-1)?.role !== 'tool') history.push({ type: 'model', response: [] });
   return history;
+}
+
+/**
+ * node-llama-cpp's rule for a schema's `integer` admits an exponent, and `5e-3` or `1e999` are no integers: a complete
+ * answer could then fail its own schema (seen with the tiny model). The rule, as that release writes it, without it.
+ */
+const INTEGER_EXPONENT = /^(integer-number-rule ::= .*?) \(\[eE\] \[-\+\]\? \("0" \| \[1-9\] \[0-9\]\{0,15\}\)\)\?$/m;
+
+/** The grammar of a JSON schema, its integers plain digits (INTEGER_EXPONENT). */
+export async function jsonSchemaGrammar(llama: Llama, schema: object): Promise<LlamaGrammar> {
+  const made = await llama.createGrammarForJsonSchema(schema as never);
+  const grammar = made.grammar.replace(INTEGER_EXPONENT, '$1');
+  if (grammar === made.grammar) return made;
+  return llama.createGrammar({
+    grammar,
+    stopGenerationTriggers: made.stopGenerationTriggers,
+    trimWhitespaceSuffix: made.trimWhitespaceSuffix,
+  });
 }
 
 export async function createLlamaEngine(options: LlamaEngineOptions): Promise<LocalChatEngine & { model: LlamaModel }> {
@@ -75,15 +145,11 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
   const queue = createBoundedQueue(options.parallel, options.maxWaiting, options.maxWaitingPerAccount);
   const grammars = new Map<string, Promise<LlamaGrammar>>();
 
-  function grammarOf(format: AnswerFormat): Promise<LlamaGrammar> | undefined {
-    if (format.type === 'text') return undefined;
-    const key = format.type === 'json_object' ? 'json' : JSON.stringify(format.schema);
+  /** A grammar made once per schema (the last 100 kept): compiling one costs more than a short answer. */
+  function cachedGrammar(key: string, make: () => Promise<LlamaGrammar>): Promise<LlamaGrammar> {
     let grammar = grammars.get(key);
     if (!grammar) {
-      grammar =
-        format.type === 'json_object'
-          ? llama.getGrammarFor('json')
-          : llama.createGrammarForJsonSchema(format.schema as never);
+      grammar = make();
       grammar.catch(() => grammars.delete(key));
       if (grammars.size >= 100) grammars.delete(grammars.keys().next().value!);
       grammars.set(key, grammar);
@@ -91,7 +157,37 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
     return grammar;
   }
 
-  async function prepareGrammar(format: AnswerFormat): Promise<LlamaGrammar | undefined> {
+  function grammarOf(format: AnswerFormat): Promise<LlamaGrammar> | undefined {
+    if (format.type === 'text') return undefined;
+    if (format.type === 'json_object') return cachedGrammar('json', () => llama.getGrammarFor('json'));
+    return cachedGrammar(JSON.stringify(format.schema), () => jsonSchemaGrammar(llama, format.schema));
+  }
+
+  const schemaGrammar = (schema: object) =>
+    cachedGrammar(JSON.stringify(schema), () => jsonSchemaGrammar(llama, schema));
+
+  /**
+   * The grammar the answer is generated under: one call's under `required` or a named function, else the answer
+   * format's. Every function's parameters must make a grammar, whichever is called (400 naming the one that fails).
+   */
+  async function prepareGrammar(format: AnswerFormat, tools?: ToolUse): Promise<LlamaGrammar | undefined> {
+    if (tools && tools.choice !== 'none') {
+      for (const [index, tool] of tools.functions.entries()) {
+        try {
+          await schemaGrammar(tool.parameters);
+        } catch (error) {
+          const param = `tools[${index}].function.parameters`;
+          throw new ChatEngineError(
+            'invalid_tool',
+            `${param} cannot be turned into a grammar: ${(error as Error).message}`,
+            0,
+            false,
+            param,
+          );
+        }
+      }
+      if (isForcedCall(tools)) return schemaGrammar(forcedCallSchema(tools));
+    }
     try {
       return await grammarOf(format);
     } catch (error) {
@@ -100,18 +196,23 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
         `The JSON schema cannot be turned into a grammar: ${(error as Error).message}`,
         0,
         false,
+        'response_format.json_schema.schema',
       );
     }
   }
 
-  function promptTokens(messages: ChatMessage[]): number {
-    const { contextText } = chatWrapper.generateContextState({ chatHistory: toChatHistory(messages) });
+  /** The prompt as the model evaluates it: the chat template over the history, with the functions documented. */
+  function promptTokens(messages: PromptMessage[], functions: ChatModelFunctions | undefined): number {
+    const { contextText } = chatWrapper.generateContextState({
+      chatHistory: toChatHistory(messages),
+      ...(functions ? { availableFunctions: functions, documentFunctionParams: true } : {}),
+    });
     return contextText.tokenize(model.tokenizer).length;
   }
 
-  async function measure(messages: ChatMessage[], format?: AnswerFormat): Promise<PromptMeasure> {
-    if (format) await prepareGrammar(format);
-    const tokens = promptTokens(messages);
+  async function measure(messages: PromptMessage[], format?: AnswerFormat, tools?: ToolUse): Promise<PromptMeasure> {
+    if (format || tools) await prepareGrammar(format ?? { type: 'text' }, tools);
+    const tokens = promptTokens(messages, chatFunctionsOf(tools));
     return { promptTokens: tokens, maxAnswerTokens: Math.max(0, contextSize - tokens) };
   }
 
@@ -135,7 +236,9 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
   }
 
   async function generate(request: GenerateRequest): Promise<GenerateResult> {
-    const grammar = await prepareGrammar(request.format);
+    const grammar = await prepareGrammar(request.format, request.tools);
+    const functions = chatFunctionsOf(request.tools);
+    const forced = isForcedCall(request.tools);
     let release: () => void;
     try {
       release = await queue.acquire(request.account ?? '', request.signal);
@@ -144,26 +247,60 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
     }
     let completionTokens = 0;
     const deltas = deltaSink(request.onDelta, request.deltaIntervalMs);
+    // Text already made is handed on before a call's first piece, so a stream keeps the answer's order.
+    const onToolCall = (piece: Parameters<NonNullable<GenerateRequest['onToolCall']>>[0]) => {
+      if (piece.name !== undefined) deltas.end();
+      request.onToolCall?.(piece);
+    };
+    const forcedCall = forced ? createForcedCallReader(onToolCall) : undefined;
+    const chosenArguments = new Map<number, string>();
     const sequence = context.getSequence();
     const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
     try {
       const history = toChatHistory(request.messages);
-      const prompt = request.promptTokens ?? promptTokens(request.messages);
+      const prompt = request.promptTokens ?? promptTokens(request.messages, functions);
       const result = await chat.generateResponse(history, {
         temperature: request.temperature,
         maxTokens: request.maxTokens,
         signal: request.signal,
         stopOnAbortSignal: false,
         ...(grammar ? { grammar } : {}),
+        // The functions are documented in the prompt in every mode; under a grammar (a forced call, or a JSON answer
+        // format) the model writes what the grammar allows and node-llama-cpp only stops if it starts a call.
+        ...(functions ? { functions, documentFunctionParams: true } : {}),
+        ...(functions && grammar ? { abortOnNonText: true } : {}),
+        ...(functions && !grammar
+          ? {
+              ...(request.tools!.parallel ? {} : { maxParallelFunctionCalls: 1 }),
+              onFunctionCallParamsChunk: ({ callIndex, functionName, paramsChunk }) => {
+                const sofar = chosenArguments.get(callIndex);
+                if (sofar === undefined) onToolCall({ index: callIndex, name: functionName, arguments: '' });
+                chosenArguments.set(callIndex, (sofar ?? '') + paramsChunk);
+                if (paramsChunk) onToolCall({ index: callIndex, arguments: paramsChunk });
+              },
+            }
+          : {}),
         onToken: (tokens) => {
           completionTokens += tokens.length;
         },
-        onTextChunk: deltas.add,
-      });
-      const reason = result.metadata.stopReason;
+        onTextChunk: forcedCall ? forcedCall.add : deltas.add,
+      } as Parameters<typeof chat.generateResponse>[1]);
+      const cut = result.metadata.stopReason === 'maxTokens';
+      let toolCalls: GeneratedToolCall[] = [];
+      if (forcedCall) {
+        const call = forcedCall.end();
+        if (call) toolCalls = [call];
+        else if (!cut) throw new Error('the answer is not a function call');
+      } else {
+        toolCalls = (result.functionCalls ?? []).map((call, index) => ({
+          name: call.functionName,
+          arguments: chosenArguments.get(index)?.trim() || JSON.stringify(call.params ?? {}),
+        }));
+      }
       return {
-        content: result.response,
-        finishReason: reason === 'maxTokens' ? 'length' : 'stop',
+        content: forcedCall ? '' : result.response,
+        ...(toolCalls.length ? { toolCalls } : {}),
+        finishReason: cut ? 'length' : toolCalls.length ? 'tool_calls' : 'stop',
         promptTokens: prompt,
         completionTokens,
       };
@@ -196,7 +333,7 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
       // answer fails the same way, later.
       const refused = queue.refusal(request.account ?? '');
       if (refused) throw refusalOf(refused);
-      const measured = await measure(request.messages, request.format);
+      const measured = await measure(request.messages, request.format, request.tools);
       if (measured.maxAnswerTokens < 1) return { measure: measured };
       const answer = generate({
         ...request,

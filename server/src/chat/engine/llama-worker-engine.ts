@@ -7,7 +7,6 @@
 //    request starts a new one. A crash inside llama.cpp itself takes the whole process down: threads share it.
 //  - The worker is unref'd while nothing is asked of it, so an idle model does not keep a process alive.
 import type { Worker } from 'node:worker_threads';
-import type { ChatMessage } from '../../../../generated/client/types.gen.ts';
 import { startWorker } from '../../workers/start-worker.ts';
 import {
   ChatEngineError,
@@ -18,6 +17,9 @@ import {
   type PromptMeasure,
   type StartedAnswer,
   type StartRequest,
+  type PromptMessage,
+  type ToolCallPiece,
+  type ToolUse,
 } from './engine.ts';
 import type { LlamaEngineOptions } from './llama-engine.ts';
 import type { FromLlamaWorker, SerializedFailure, ToLlamaWorker } from './llama-worker-protocol.ts';
@@ -26,6 +28,7 @@ interface Call {
   resolve(value: PromptMeasure | GenerateResult | undefined): void;
   reject(error: Error): void;
   onDelta?(text: string): void;
+  onToolCall?(piece: ToolCallPiece): void;
   /** A `start`'s measure; when `generating`, the answer follows and settles the call. */
   onStarted?(measure: PromptMeasure, generating: boolean): void;
 }
@@ -37,7 +40,7 @@ interface Running {
 
 const failureOf = (error: SerializedFailure): Error =>
   error.engineError
-    ? new ChatEngineError(error.code, error.message, error.tokens, error.started)
+    ? new ChatEngineError(error.code, error.message, error.tokens, error.started, error.param)
     : new Error(error.message);
 
 export interface LlamaWorkerEngine extends LocalChatEngine {
@@ -71,6 +74,7 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
       const call = calls.get(message.id);
       if (!call) return;
       if (message.type === 'delta') return call.onDelta?.(message.text);
+      if (message.type === 'toolCall') return call.onToolCall?.(message.piece);
       if (message.type === 'started') {
         call.onStarted?.(message.measure, message.generating);
         if (message.generating) return;
@@ -104,7 +108,7 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
 
   async function ask<T extends PromptMeasure | GenerateResult | undefined>(
     message: (id: number) => ToLlamaWorker,
-    listeners: Pick<Call, 'onDelta' | 'onStarted'> = {},
+    listeners: Pick<Call, 'onDelta' | 'onToolCall' | 'onStarted'> = {},
   ): Promise<{ id: number; worker: Worker; result: Promise<T> }> {
     const target = await worker();
     const id = nextId++;
@@ -128,7 +132,7 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
   }
 
   /** LocalChatEngine.start: one `start` message; resolves with the measure once the worker sends `started`. */
-  async function startAnswer({ signal, onDelta, ...request }: StartRequest): Promise<StartedAnswer> {
+  async function startAnswer({ signal, onDelta, onToolCall, ...request }: StartRequest): Promise<StartedAnswer> {
     if (signal.aborted) throw new ChatEngineError('cancelled', 'The client went away.', 0, false);
     let onStarted!: Call['onStarted'];
     const started = new Promise<{ measure: PromptMeasure; generating: boolean }>(
@@ -140,7 +144,7 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
       result,
     } = await ask<GenerateResult | undefined>(
       (id) => ({ type: 'start', id, request: { ...request, streamed: onDelta !== undefined } }),
-      { onDelta, onStarted },
+      { onDelta, onToolCall, onStarted },
     );
     const answer = untilDone(target, id, result, signal);
     // `started` comes before the answer; a failure before it (a schema that makes no grammar) is the start's.
@@ -157,8 +161,8 @@ export async function createLlamaWorkerEngine(options: LlamaEngineOptions): Prom
     contextWindow: first.contextWindow,
     workerThread: worker,
 
-    async measure(messages: ChatMessage[], format?: AnswerFormat): Promise<PromptMeasure> {
-      const { result } = await ask<PromptMeasure>((id) => ({ type: 'measure', id, messages, format }));
+    async measure(messages: PromptMessage[], format?: AnswerFormat, tools?: ToolUse): Promise<PromptMeasure> {
+      const { result } = await ask<PromptMeasure>((id) => ({ type: 'measure', id, messages, format, tools }));
       return result;
     },
 

@@ -5,7 +5,7 @@
 // the pace of the engine on the caller's thread (8 runs), every 10 ms 0.958–0.986 (7 runs), only the first and the
 // last 1.005 (median of 5 runs; 1.019 and 1.024 in two more).
 import { parentPort, workerData } from 'node:worker_threads';
-import { ChatEngineError } from './engine.ts';
+import { ChatEngineError, type ToolCallPiece } from './engine.ts';
 import { createLlamaEngine, type LlamaEngineOptions } from './llama-engine.ts';
 import type { FromLlamaWorker, SerializedFailure, ToLlamaWorker } from './llama-worker-protocol.ts';
 
@@ -14,7 +14,14 @@ const send = (message: FromLlamaWorker) => port.postMessage(message);
 
 const serialized = (error: unknown): SerializedFailure =>
   error instanceof ChatEngineError
-    ? { engineError: true, code: error.code, message: error.message, tokens: error.tokens, started: error.started }
+    ? {
+        engineError: true,
+        code: error.code,
+        message: error.message,
+        tokens: error.tokens,
+        started: error.started,
+        param: error.param,
+      }
     : { engineError: false, message: (error as Error).message };
 
 try {
@@ -31,7 +38,12 @@ try {
       const started = await engine.start({
         ...rest,
         signal: controller.signal,
-        ...(streamed ? { onDelta: (text: string) => send({ type: 'delta', id, text }) } : {}),
+        ...(streamed
+          ? {
+              onDelta: (text: string) => send({ type: 'delta', id, text }),
+              onToolCall: (piece: ToolCallPiece) => send({ type: 'toolCall', id, piece }),
+            }
+          : {}),
       });
       send({ type: 'started', id, measure: started.measure, generating: started.answer !== undefined });
       if (!started.answer) return;
@@ -46,7 +58,7 @@ try {
   port.on('message', (message: ToLlamaWorker) => {
     switch (message.type) {
       case 'measure':
-        engine.measure(message.messages, message.format).then(
+        engine.measure(message.messages, message.format, message.tools).then(
           (measure) => send({ type: 'measured', id: message.id, measure }),
           (error: unknown) => send({ type: 'failed', id: message.id, error: serialized(error) }),
         );

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { llamaRuntime } from './llama-engine.ts';
+import { jsonSchemaGrammar, llamaRuntime } from './llama-engine.ts';
 import { buildTinyModel, CHATML_TEMPLATE } from './tiny-model.ts';
 
 const test = suite('tiny GGUF and the per-model queue');
@@ -47,6 +47,19 @@ test('scribe models make-tiny --out FILE writes a GGUF of a few MB that llama.cp
   } finally {
     await model.dispose();
   }
+});
+
+test('a JSON schema grammar writes integers as plain digits (node-llama-cpp admits 5e-3 there), numbers unchanged', async () => {
+  const llama = await llamaRuntime();
+  const schema = { type: 'object', properties: { legs: { type: 'integer' }, weight: { type: 'number' } } };
+  const rule = (grammar: string, name: string) => grammar.split('\n').find((line) => line.startsWith(`${name} ::=`));
+  const made = await llama.createGrammarForJsonSchema(schema as never);
+  assert.match(rule(made.grammar, 'integer-number-rule')!, /\[eE\]/, 'the release still writes the exponent');
+  const grammar = await jsonSchemaGrammar(llama, schema);
+  assert.is(rule(grammar.grammar, 'integer-number-rule'), 'integer-number-rule ::= "-"? ("0" | [1-9] [0-9]{0,15})');
+  assert.is(rule(grammar.grammar, 'fractional-number-rule'), rule(made.grammar, 'fractional-number-rule'));
+  assert.equal(grammar.stopGenerationTriggers, made.stopGenerationTriggers);
+  assert.is(grammar.trimWhitespaceSuffix, true);
 });
 
 test.run();

@@ -28,6 +28,11 @@ export interface EngineTranscript {
   duration: number;
   /** In time order. Empty when nothing was recognised or the upstream returns no word timestamps. */
   words: EngineWord[];
+  /**
+   * The language of the speech as the engine saw it: the one detected when it was asked to detect (`auto`), else the
+   * one it was told. Absent when the engine does not say.
+   */
+  language?: string;
 }
 
 export interface TranscribeInput {
@@ -59,7 +64,9 @@ export interface TranscriptionEngine {
   readonly id: string;
   /** Primary language subtags ("en"), or ["*"] when the engine accepts any language and lets its backend decide. */
   readonly languages: readonly string[];
-  readonly kind: 'pocketsphinx' | 'openai-compatible';
+  readonly kind: 'pocketsphinx' | 'openai-compatible' | 'whisper';
+  /** Whether the engine detects the language itself when asked for `auto` (then `supports('auto')` is true). */
+  readonly detectsLanguage?: boolean;
   /**
    * Starts on a PCM file that is still being written (`TranscribeInput.pcmComplete`), so recognition overlaps the
    * decode; the result is the same as on the complete file.

@@ -27,6 +27,7 @@ export function parseTerms(terms: string | undefined): string[] | undefined {
 function optionsOf(fields: V2TranscriptionCreateRequest): TaskOptions {
   return {
     language: fields.language ?? 'ru',
+    languageDefaulted: fields.language === undefined,
     priority: fields.priority ?? 'queue',
     diarization: true,
     output: withOutputDefaults(undefined),
@@ -104,7 +105,7 @@ export function v2TranscriptionHandlers(deps: V2Deps): HandlerGroup {
       const row = request.upload
         ? await intake.fromUpload(account, request.upload, optionsOf(fields))
         : fields.source_url
-          ? await intake.fromUrl(account, fields.source_url, optionsOf(fields))
+          ? await intake.fromUrl(account, fields.source_url, optionsOf(fields), 'source_url')
           : undefined;
       if (!row) throw errors.invalidParameter('file', 'Either file or source_url is required.');
       return { status: 201, body: { transcription_id: row.id } };

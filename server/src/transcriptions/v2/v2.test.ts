@@ -11,6 +11,7 @@ import { goforward, GOFORWARD_STARTS } from '../../test-support/audio.ts';
 import { databaseKinds, useHarness, type Harness, type Provisioned } from '../../test-support/harness.ts';
 import { mediaServer } from '../../test-support/media-server.ts';
 import { createResultLinks } from './result-links.ts';
+import { singleKey } from '../../secrets/secret-box.ts';
 import { originOf, parseTerms } from './v2-handlers.ts';
 
 function create(h: Harness, account: Provisioned, fields: Record<string, string>, file?: string) {
@@ -148,7 +149,7 @@ for (const kind of databaseKinds) {
     assert.is(extended.status, 403);
 
     // A link signed with the server's key but already expired (issued two hours ago with the 1 h lifetime).
-    const links = createResultLinks(h.app.config.secretKey!, h.app.config.resultLinkTtlSeconds);
+    const links = createResultLinks(singleKey(h.app.config.secretKey!), h.app.config.resultLinkTtlSeconds);
     const old = links.issue(h.baseUrl, id, Math.floor(Date.now() / 1000) - 7200);
     const expired = await h.request('GET', pathOf(h, old.text));
     assert.is(expired.status, 403);
@@ -238,12 +239,17 @@ for (const kind of databaseKinds) {
     const refused = await final(h, account, russian.body.transcription_id);
     assert.is(refused.data.status, 'failed');
     assert.is(refused.data.language, 'ru');
-    assert.match(refused.data.error_message, /language ru is not supported/);
+    // It says the default was applied (the request named no language) and what to send instead.
+    assert.match(refused.data.error_message, /^No language was sent, so the default ru was applied; /);
+    assert.match(
+      refused.data.error_message,
+      /Supported: en\. Send the language of the speech, for example language=en\.$/,
+    );
     const captures = await h.db('ledger_entries').where({ account_id: account.id, kind: 'capture' });
     assert.is(captures.length, 1, 'only the completed link task was charged');
   });
 
-  test('validation in the v2 shape: no source, both sources, a non-http link; a foreign id is 404', async () => {
+  test('validation in the v2 shape: no source, both sources, a non-http link, a private link; a foreign id is 404', async () => {
     const h = harness();
     const account = await h.provision({ balance: 10 });
     const none = await create(h, account, { language: 'en' });
@@ -259,6 +265,10 @@ for (const kind of databaseKinds) {
     const ftp = await create(h, account, { source_url: 'ftp://example.com/a.mp3' });
     assert.is(ftp.status, 400, ftp.text);
     assert.ok('source_url' in ftp.body.errors, ftp.text);
+    const metadata = await create(h, account, { source_url: 'http://169.254.169.254/latest/meta-data/' });
+    assert.is(metadata.status, 400, metadata.text);
+    assert.is(metadata.body.error, 'VALIDATION_ERROR');
+    assert.match(String(metadata.body.errors.source_url), /private, loopback or link-local.*SCRIBE_URL_ALLOW_HOSTS/);
     assert.is(
       await h
         .db('transcriptions')
@@ -297,7 +307,7 @@ units('link origin: SCRIBE_PUBLIC_URL wins, else the Host header, else the fallb
 
 units('result links verify, expire and are bound to id, format, expiry and key', () => {
   const key = Buffer.alloc(32, 7);
-  const links = createResultLinks(key, 3600);
+  const links = createResultLinks(singleKey(key), 3600);
   const issued = links.issue('http://x', 'abc', 1000);
   const params = new URL(issued.pdf).searchParams;
   const expires = Number(params.get('expires'));
@@ -309,7 +319,10 @@ units('result links verify, expire and are bound to id, format, expiry and key',
   assert.is(links.check('abc', 'text', expires, signature, 2000), 'invalid');
   assert.is(links.check('abd', 'pdf', expires, signature, 2000), 'invalid');
   assert.is(links.check('abc', 'pdf', expires + 1, signature, 2000), 'invalid');
-  assert.is(createResultLinks(Buffer.alloc(32, 8), 3600).check('abc', 'pdf', expires, signature, 2000), 'invalid');
+  assert.is(
+    createResultLinks(singleKey(Buffer.alloc(32, 8)), 3600).check('abc', 'pdf', expires, signature, 2000),
+    'invalid',
+  );
 });
 
 units.run();

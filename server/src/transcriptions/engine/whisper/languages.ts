@@ -1,0 +1,123 @@
+// The languages of Whisper's multilingual models, in the order of their language tokens (whisper.cpp's g_lang): a
+// model with n_vocab 51,865 knows the first 99, large-v3's 51,866 also Cantonese (`yue`); an English-only (`.en`)
+// model knows English alone. Whisper names Javanese `jw` where BCP 47 says `jv`, and Norwegian `no` (Bokmål `nb`):
+// those tags are accepted and handed to the model in its own spelling.
+export const WHISPER_LANGUAGES = [
+  'en',
+  'zh',
+  'de',
+  'es',
+  'ru',
+  'ko',
+  'fr',
+  'ja',
+  'pt',
+  'tr',
+  'pl',
+  'ca',
+  'nl',
+  'ar',
+  'sv',
+  'it',
+  'id',
+  'hi',
+  'fi',
+  'vi',
+  'he',
+  'uk',
+  'el',
+  'ms',
+  'cs',
+  'ro',
+  'da',
+  'hu',
+  'ta',
+  'no',
+  'th',
+  'ur',
+  'hr',
+  'bg',
+  'lt',
+  'la',
+  'mi',
+  'ml',
+  'cy',
+  'sk',
+  'te',
+  'fa',
+  'lv',
+  'bn',
+  'sr',
+  'az',
+  'sl',
+  'kn',
+  'et',
+  'mk',
+  'br',
+  'eu',
+  'is',
+  'hy',
+  'ne',
+  'mn',
+  'bs',
+  'kk',
+  'sq',
+  'sw',
+  'gl',
+  'mr',
+  'pa',
+  'si',
+  'km',
+  'sn',
+  'yo',
+  'so',
+  'af',
+  'oc',
+  'ka',
+  'be',
+  'tg',
+  'sd',
+  'gu',
+  'am',
+  'yi',
+  'lo',
+  'uz',
+  'fo',
+  'ht',
+  'ps',
+  'tk',
+  'nn',
+  'mt',
+  'sa',
+  'lb',
+  'my',
+  'bo',
+  'tl',
+  'mg',
+  'as',
+  'tt',
+  'haw',
+  'ln',
+  'ha',
+  'ba',
+  'jw',
+  'su',
+  'yue',
+] as const;
+
+/** BCP 47 primary subtags that Whisper spells differently. */
+const WHISPER_SPELLING: Record<string, string> = { jv: 'jw', nb: 'no' };
+
+/** The language codes a model with this vocabulary size recognises (whisper.cpp's num_languages). */
+export function languagesOfVocabulary(nVocab: number): string[] {
+  if (nVocab < 51865) return ['en'];
+  return WHISPER_LANGUAGES.slice(0, nVocab - 51765 - 1);
+}
+
+/** The model's code for a primary subtag, e.g. "jv" → "jw"; the subtag itself otherwise. */
+export function whisperLanguageCode(primary: string): string {
+  return WHISPER_SPELLING[primary] ?? primary;
+}
+
+/** The language the caller asked the model to detect (no language, or `auto`). */
+export const DETECT_LANGUAGE = 'auto';
