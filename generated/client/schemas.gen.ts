@@ -4649,7 +4649,7 @@ export const WebhookDeliveryListSchema = {
 
 export const OpenAIChatContentPartSchema = {
     title: 'OpenAIChatContentPart',
-    description: 'One part of a message\'s content: a text part. The models take text only, so a part of another type (`image_url`,\n`input_audio`, `file`) is refused by validation: 400 naming the part\'s field (`messages.1.content.0.text`\nor `messages.1.content.0.type`).\n',
+    description: 'One part of a message\'s content: a text part. The models take text only, so a part of another type (`image_url`,\n`input_audio`, `file`) is refused by validation: 400 `invalid_parameter` naming the part\'s type\n(`messages.1.content.0.type`).\n',
     type: 'object',
     additionalProperties: true,
     required: [
@@ -4799,7 +4799,7 @@ export const ChatFunctionDefinitionSchema = {
         parameters: {
             type: 'object',
             additionalProperties: true,
-            description: 'The JSON Schema of the function\'s arguments (an object), read in the dialect its `$schema` names like\n`response_format.json_schema.schema` (2020-12 by default, 2019-09 or draft-07). Absent: the function takes no\narguments (`{}`). A schema that does not compile, or that the engine cannot turn into a grammar, is 400\n`invalid_parameter` naming `tools[i].function.parameters`. The arguments of a call are generated under the\nschema\'s structure and types and then validated against the whole schema.\n'
+            description: 'The JSON Schema of the function\'s arguments (an object), read in the dialect its `$schema` names like\n`response_format.json_schema.schema` (2020-12 by default, 2019-09 or draft-07). Absent: the function takes no\narguments (`{}`). A schema that does not compile, or that the engine cannot turn into a grammar, is 400\n`invalid_parameter` naming `tools.<i>.function.parameters`. The arguments of a call are generated under the\nschema\'s structure and types and then validated against the whole schema.\n'
         },
         strict: {
             type: [
@@ -5112,7 +5112,7 @@ export const OpenAIResponseInputTextPartSchema = {
 
 export const OpenAIResponseInputMessageSchema = {
     title: 'OpenAIResponseInputMessage',
-    description: 'One message item of `input`. `developer` is read as `system`; `content` is a string or an array of text parts\n(joined with newlines). Other OpenAI item fields (`id`, `status`) are accepted and ignored. An item of another type\n(`function_call`, `function_call_output`, `reasoning`, `item_reference`) is refused by validation, 400 naming the\nitem\'s field (`input.2.role` or `input.2.type`), and so is a part that is not text (`input_image`, `input_file`,\n`input_audio`): 400 naming the part\'s field (`input.0.content.1.text` or `input.0.content.1.type`), since the\nmodels take text only.\n',
+    description: 'One message item of `input`. `developer` is read as `system`; `content` is a string or an array of text parts\n(joined with newlines). Other OpenAI item fields (`id`, `status`) are accepted and ignored. A part that is not text\n(`input_image`, `input_file`, `input_audio`) is refused: 400 `invalid_parameter` naming the part\'s type\n(`input.0.content.1.type`), since the models take text only.\n',
     type: 'object',
     additionalProperties: true,
     required: [
@@ -5174,6 +5174,187 @@ export const OpenAIResponseInputMessageSchema = {
                     text: 'Summarise the meeting.'
                 }
             ]
+        }
+    ]
+} as const;
+
+export const OpenAIResponseInputFunctionCallSchema = {
+    title: 'OpenAIResponseInputFunctionCall',
+    description: 'An earlier call of a function, as the caller sends history back (the `function_call` item of an earlier response,\nor one the caller made up). Read as an assistant message with that tool call; consecutive calls (and the assistant\ntext item just before them) are one assistant turn. `id` and `status` are accepted and ignored, like other OpenAI\nitem fields.\n',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'type',
+        'call_id',
+        'name',
+        'arguments'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'function_call'
+            ],
+            description: 'Always `function_call`.',
+            examples: [
+                'function_call'
+            ]
+        },
+        call_id: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 256,
+            description: 'Id of the call, at most 256 characters; a `function_call_output` item answers it by this id.',
+            examples: [
+                'call_8f2a1c'
+            ]
+        },
+        name: {
+            type: 'string',
+            maxLength: 256,
+            description: 'Name of the function called, at most 256 characters.',
+            examples: [
+                'get_weather'
+            ]
+        },
+        arguments: {
+            type: 'string',
+            maxLength: 524288,
+            description: 'The arguments as a JSON text, at most 524,288 characters.',
+            examples: [
+                '{"city":"Paris"}'
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'function_call',
+            call_id: 'call_8f2a1c',
+            name: 'get_weather',
+            arguments: '{"city":"Paris"}'
+        }
+    ]
+} as const;
+
+export const OpenAIResponseFunctionCallOutputSchema = {
+    title: 'OpenAIResponseFunctionCallOutput',
+    description: 'The result of a function call the caller ran, read as chat\'s `tool` message answering `call_id`. An output that\nanswers no earlier `function_call` item of the input is read as a user message stating the result. `output` is a\nstring or text parts (joined with newlines); other parts (`input_image`, `input_file`) are refused, since the models\ntake text only. `id` and `status` are accepted and ignored.\n',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'type',
+        'call_id',
+        'output'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'function_call_output'
+            ],
+            description: 'Always `function_call_output`.',
+            examples: [
+                'function_call_output'
+            ]
+        },
+        call_id: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 256,
+            description: 'Id of the call this is the result of.',
+            examples: [
+                'call_8f2a1c'
+            ]
+        },
+        output: {
+            oneOf: [
+                {
+                    type: 'string',
+                    maxLength: 524288,
+                    description: 'The result, at most 524,288 characters.'
+                },
+                {
+                    type: 'array',
+                    maxItems: 1024,
+                    description: 'The result as text parts, at most 1024.',
+                    items: {
+                        $ref: '#/components/schemas/OpenAIResponseInputTextPart'
+                    }
+                }
+            ],
+            description: 'The result of the call, as a string (usually JSON) or text parts.',
+            examples: [
+                '{"temperature":21}'
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'function_call_output',
+            call_id: 'call_8f2a1c',
+            output: '{"temperature":21}'
+        }
+    ]
+} as const;
+
+export const OpenAIResponseItemReferenceSchema = {
+    title: 'OpenAIResponseItemReference',
+    description: 'A reference to an item OpenAI stored with an earlier response. This server stores nothing, so it cannot honour one:\nan `item_reference` is 400 `invalid_parameter` naming `input.<i>`, and the message says to send the full item\ninstead (with the Vercel AI SDK\'s OpenAI provider, set `providerOptions.openai.store` to false: it then sends the\nearlier answer\'s items in full).\n',
+    type: 'object',
+    additionalProperties: true,
+    required: [
+        'type',
+        'id'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'item_reference'
+            ],
+            description: 'Always `item_reference`.',
+            examples: [
+                'item_reference'
+            ]
+        },
+        id: {
+            type: 'string',
+            maxLength: 256,
+            description: 'Id of the stored item.',
+            examples: [
+                'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a'
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'item_reference',
+            id: 'msg_9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a'
+        }
+    ]
+} as const;
+
+export const OpenAIResponseInputItemSchema = {
+    title: 'OpenAIResponseInputItem',
+    description: 'One item of `input`, told apart by its `type` (a message may omit it): a message, an earlier `function_call`, the\n`function_call_output` answering it, or an `item_reference` (refused: nothing is stored). An item of another type\n(`reasoning`, `web_search_call`, ...) is 400 naming `input.<i>.type`.\n',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/OpenAIResponseInputMessage'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseInputFunctionCall'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseFunctionCallOutput'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseItemReference'
+        }
+    ],
+    examples: [
+        {
+            role: 'user',
+            content: 'What is the weather in Paris?'
         }
     ]
 } as const;
@@ -5292,9 +5473,149 @@ export const OpenAIResponseTextConfigSchema = {
     ]
 } as const;
 
+export const OpenAIResponseFunctionToolSchema = {
+    title: 'OpenAIResponseFunctionTool',
+    description: 'A function the model may call, in the Responses API\'s flat shape (`name`, `description`, `parameters`, `strict` at\nthe top, not under `function`); read as chat\'s `tools[].function`. Only function tools exist here: another tool type\n(`web_search`, `file_search`, ...) is 400 naming `tools.<i>.type`.\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'name'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'function'
+            ],
+            description: 'Always `function`.',
+            examples: [
+                'function'
+            ]
+        },
+        name: {
+            type: 'string',
+            pattern: '^[a-zA-Z0-9_-]{1,64}$',
+            maxLength: 64,
+            description: 'Name of the function; 1 to 64 letters, digits, underscores or dashes (OpenAI\'s rule), unique among the tools.',
+            examples: [
+                'get_weather'
+            ]
+        },
+        description: {
+            type: [
+                'string',
+                'null'
+            ],
+            maxLength: 4096,
+            description: 'What the function does; given to the model.',
+            examples: [
+                'The current weather of a city.'
+            ]
+        },
+        parameters: {
+            type: [
+                'object',
+                'null'
+            ],
+            additionalProperties: true,
+            description: 'The JSON Schema of the function\'s arguments (an object), read as chat\'s `tools.<i>.function.parameters` (the\ndialect its `$schema` names, 2020-12 by default). Absent or null: the function takes no arguments. A schema that\ndoes not compile is 400 `invalid_parameter` naming `tools.<i>.parameters`; the arguments of a call are generated\nunder the schema\'s structure and types and then validated against the whole schema.\n'
+        },
+        strict: {
+            type: [
+                'boolean',
+                'null'
+            ],
+            description: 'Accepted for OpenAI compatibility. The arguments are always validated against `parameters`.',
+            examples: [
+                true
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'function',
+            name: 'get_weather',
+            description: 'The current weather of a city.',
+            parameters: {
+                type: 'object',
+                properties: {
+                    city: {
+                        type: 'string'
+                    }
+                },
+                required: [
+                    'city'
+                ],
+                additionalProperties: false
+            },
+            strict: true
+        }
+    ]
+} as const;
+
+export const OpenAIResponseNamedToolChoiceSchema = {
+    title: 'OpenAIResponseNamedToolChoice',
+    description: 'A call of one named function, in the Responses API\'s flat shape; the name must be one of the request\'s `tools`.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'name'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'function'
+            ],
+            description: 'Always `function`.',
+            examples: [
+                'function'
+            ]
+        },
+        name: {
+            type: 'string',
+            maxLength: 64,
+            description: 'Name of one of the request\'s function tools.',
+            examples: [
+                'get_weather'
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'function',
+            name: 'get_weather'
+        }
+    ]
+} as const;
+
+export const OpenAIResponseToolChoiceSchema = {
+    title: 'OpenAIResponseToolChoice',
+    description: 'Whether and which tool the model calls: `none` (answer with text; the tools are not shown to the model), `auto`\n(the model chooses between text and calls; the default when `tools` are given), `required` (one call or more of any\ntool), or `{"type": "function", "name": ...}` (a call of that function). Without `tools`, only `none` and `auto`\nare accepted. A name not among the tools is 400 `invalid_parameter` naming `tool_choice.name`.\n',
+    oneOf: [
+        {
+            type: 'string',
+            enum: [
+                'none',
+                'auto',
+                'required'
+            ],
+            description: '`none`, `auto` or `required`.'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseNamedToolChoice'
+        }
+    ],
+    examples: [
+        'required'
+    ]
+} as const;
+
 export const OpenAIResponseRequestSchema = {
     title: 'OpenAIResponseRequest',
-    description: 'Body of `POST /v3/responses`, the stateless subset of OpenAI\'s Responses API that the OpenAI SDK\'s\n`responses.create` and the Vercel AI SDK\'s default OpenAI provider send: `input` (a string, or message items with\ntext parts), `instructions`, `max_output_tokens`, `temperature`, `text.format`, `stream`. The object is open: other\nOpenAI fields (for example `top_p`, `user`, `include`, `truncation`, `parallel_tool_calls`, `tool_choice`,\n`reasoning`) are accepted and ignored. Nothing is stored: `store` is accepted and the answer says `store: false`;\n`previous_response_id` and `conversation` (which need stored responses) must be null or absent, and `tools` empty\nor absent (function calling is not offered on this route): otherwise 400 `invalid_parameter` naming the field.\n',
+    description: 'Body of `POST /v3/responses`, the stateless subset of OpenAI\'s Responses API that the OpenAI SDK\'s\n`responses.create` and the Vercel AI SDK\'s default OpenAI provider send: `input` (a string, or items: messages with\ntext parts, earlier `function_call` items and their `function_call_output`), `instructions`, `max_output_tokens`,\n`temperature`, `text.format`, function tools (`tools`, `tool_choice`, `parallel_tool_calls`, read as on\n`POST /v3/chat/completions`), `stream`. The object is open: other OpenAI fields (for example `top_p`, `user`,\n`include`, `truncation`, `reasoning`) are accepted and ignored. Nothing is stored: `store` is accepted and the\nanswer says `store: false`; `previous_response_id` and `conversation` (which need stored responses) must be null or\nabsent, and an `item_reference` input item is refused: 400 `invalid_parameter` naming the field.\n',
     type: 'object',
     additionalProperties: true,
     required: [
@@ -5318,11 +5639,11 @@ export const OpenAIResponseRequestSchema = {
                     maxItems: 1024,
                     description: 'The conversation so far, oldest first; 1 to 1024 items.',
                     items: {
-                        $ref: '#/components/schemas/OpenAIResponseInputMessage'
+                        $ref: '#/components/schemas/OpenAIResponseInputItem'
                     }
                 }
             ],
-            description: 'The user\'s text, or the conversation as message items (oldest first, at least one).',
+            description: 'The user\'s text, or the conversation as items (oldest first, at least one).',
             examples: [
                 'Summarise the meeting in one sentence.'
             ]
@@ -5445,11 +5766,32 @@ export const OpenAIResponseRequestSchema = {
                 'array',
                 'null'
             ],
-            maxItems: 0,
-            items: {},
-            description: 'Function calling is not offered on this route: an empty array (or null) is accepted, any tool is 400\n`invalid_parameter` with `param` `tools` ("must NOT have more than 0 items"). Use `POST /v3/chat/completions`\nfor tools.\n',
+            maxItems: 128,
+            items: {
+                $ref: '#/components/schemas/OpenAIResponseFunctionTool'
+            },
+            description: 'Functions the model may call (at most 128, names unique; null or empty: none). A call is answered as a\n`function_call` item in `output`; the caller runs the function and sends the call back with a\n`function_call_output` item. Two tools with one name are 400 `invalid_parameter` naming `tools.<i>.name`.\n'
+        },
+        tool_choice: {
+            oneOf: [
+                {
+                    type: 'null'
+                },
+                {
+                    $ref: '#/components/schemas/OpenAIResponseToolChoice'
+                }
+            ],
+            description: 'Whether and which tool the model calls (absent or null - `auto` with tools, `none` without).'
+        },
+        parallel_tool_calls: {
+            type: [
+                'boolean',
+                'null'
+            ],
+            default: true,
+            description: 'Whether the model may call several functions in one answer (absent or null - true); false: one call at most.\n',
             examples: [
-                []
+                false
             ]
         }
     },
@@ -5586,6 +5928,108 @@ export const OpenAIResponseOutputMessageSchema = {
     ]
 } as const;
 
+export const OpenAIResponseFunctionCallSchema = {
+    title: 'OpenAIResponseFunctionCall',
+    description: 'A call of a function tool as an output item: the caller runs the function and sends this item back, followed by a\n`function_call_output` item with the same `call_id`. `status` is `completed`, `incomplete` when `max_output_tokens`\ncut the answer (its `arguments` may then be unfinished JSON), or `in_progress` while streamed\n(`response.output_item.added`, with empty `arguments`).\n',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'id',
+        'call_id',
+        'name',
+        'arguments',
+        'status'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'function_call'
+            ],
+            description: 'Always `function_call`.',
+            examples: [
+                'function_call'
+            ]
+        },
+        id: {
+            type: 'string',
+            pattern: '^fc_[0-9a-f]{32}$',
+            description: 'Id of the item.',
+            examples: [
+                'fc_4b7e2d9c1a3f4e5d8c6b0a1f2e3d4c5b'
+            ]
+        },
+        call_id: {
+            type: 'string',
+            pattern: '^call_[0-9a-f]{24}$',
+            description: 'Id of the call, which its `function_call_output` names.',
+            examples: [
+                'call_8f2a1c3d4e5f6a7b8c9d0e1f'
+            ]
+        },
+        name: {
+            type: 'string',
+            description: 'Name of the function called (one of the request\'s `tools`).',
+            examples: [
+                'get_weather'
+            ]
+        },
+        arguments: {
+            type: 'string',
+            description: 'The arguments as a JSON text, an object valid against the function\'s `parameters`.',
+            examples: [
+                '{"city":"Paris"}'
+            ]
+        },
+        status: {
+            type: 'string',
+            enum: [
+                'in_progress',
+                'completed',
+                'incomplete'
+            ],
+            description: '`completed`, `incomplete` (cut by `max_output_tokens`), or `in_progress` while streamed.',
+            examples: [
+                'completed'
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'function_call',
+            id: 'fc_4b7e2d9c1a3f4e5d8c6b0a1f2e3d4c5b',
+            call_id: 'call_8f2a1c3d4e5f6a7b8c9d0e1f',
+            name: 'get_weather',
+            arguments: '{"city":"Paris"}',
+            status: 'completed'
+        }
+    ]
+} as const;
+
+export const OpenAIResponseOutputItemSchema = {
+    title: 'OpenAIResponseOutputItem',
+    description: 'An item of a response\'s `output`, told apart by its `type`; the assistant\'s text, or a function call.',
+    oneOf: [
+        {
+            $ref: '#/components/schemas/OpenAIResponseOutputMessage'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseFunctionCall'
+        }
+    ],
+    examples: [
+        {
+            type: 'function_call',
+            id: 'fc_4b7e2d9c1a3f4e5d8c6b0a1f2e3d4c5b',
+            call_id: 'call_8f2a1c3d4e5f6a7b8c9d0e1f',
+            name: 'get_weather',
+            arguments: '{"city":"Paris"}',
+            status: 'completed'
+        }
+    ]
+} as const;
+
 export const OpenAIResponseUsageSchema = {
     title: 'OpenAIResponseUsage',
     description: 'Tokens of the call, as `usage` on chat under the Responses API\'s names: `input_tokens` are chat\'s\n`prompt_tokens` (`instructions` included), `output_tokens` its `completion_tokens`. Nothing is cached and no model\nreasons apart, so both details are 0.\n',
@@ -5681,7 +6125,7 @@ export const OpenAIResponseUsageSchema = {
 
 export const OpenAIResponseSchema = {
     title: 'OpenAIResponse',
-    description: 'A response of the Responses API: the answer as one assistant `message` item in `output`, with `usage`. `status` is\n`completed`, or `incomplete` (with `incomplete_details.reason` `max_output_tokens`) when `max_output_tokens` or the\nend of the model\'s context window cut the answer; `in_progress` only in a stream\'s `response.created` and\n`response.in_progress` events (then `output` is empty and `usage` null). Nothing is stored (`store` is false).\n',
+    description: 'A response of the Responses API: the answer in `output` — an assistant `message` item with its text, and a\n`function_call` item for each call of a function tool (an answer that only calls tools has no message item) — with\n`usage`. `status` is `completed`, or `incomplete` (with `incomplete_details.reason` `max_output_tokens`) when\n`max_output_tokens` or the end of the model\'s context window cut the answer; `in_progress` only in a stream\'s\n`response.created` and `response.in_progress` events (then `output` is empty and `usage` null). Nothing is stored\n(`store` is false).\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -5802,17 +6246,17 @@ export const OpenAIResponseSchema = {
         },
         output: {
             type: 'array',
-            maxItems: 1,
-            description: 'The answer as one assistant message item (empty while `in_progress`).',
+            maxItems: 129,
+            description: 'The answer\'s items in the order generated: its text as a message item, its function calls as `function_call`\nitems (empty while `in_progress`).\n',
             items: {
-                $ref: '#/components/schemas/OpenAIResponseOutputMessage'
+                $ref: '#/components/schemas/OpenAIResponseOutputItem'
             }
         },
         parallel_tool_calls: {
             type: 'boolean',
-            description: 'Always false (no tools on this route).',
+            description: 'The request\'s `parallel_tool_calls` (true when absent, as OpenAI\'s default).',
             examples: [
-                false
+                true
             ]
         },
         temperature: {
@@ -5846,20 +6290,15 @@ export const OpenAIResponseSchema = {
             description: 'The request\'s `text.format` (`type` `text` when not asked).'
         },
         tool_choice: {
-            type: 'string',
-            enum: [
-                'none'
-            ],
-            description: 'Always `none` (no tools on this route).',
-            examples: [
-                'none'
-            ]
+            $ref: '#/components/schemas/OpenAIResponseToolChoice'
         },
         tools: {
             type: 'array',
-            maxItems: 0,
-            items: {},
-            description: 'Always empty (no tools on this route).'
+            maxItems: 128,
+            items: {
+                $ref: '#/components/schemas/OpenAIResponseFunctionTool'
+            },
+            description: 'The request\'s `tools` (empty when none).'
         },
         store: {
             type: 'boolean',
@@ -5916,7 +6355,7 @@ export const OpenAIResponseSchema = {
                     ]
                 }
             ],
-            parallel_tool_calls: false,
+            parallel_tool_calls: true,
             temperature: 0.7,
             top_p: null,
             text: {
@@ -6014,7 +6453,7 @@ export const OpenAIResponseLifecycleEventSchema = {
 
 export const OpenAIResponseOutputItemEventSchema = {
     title: 'OpenAIResponseOutputItemEvent',
-    description: 'The message item begins (`response.output_item.added`: `in_progress`, no content) or is finished\n(`response.output_item.done`: `completed` or `incomplete`, with its text part).\n',
+    description: 'An output item begins (`response.output_item.added`: `in_progress`; a message without content, a function call\nwith empty `arguments`) or is finished (`response.output_item.done`: `completed` or `incomplete`, with its text part\nor its whole arguments).\n',
     type: 'object',
     additionalProperties: false,
     required: [
@@ -6045,16 +6484,14 @@ export const OpenAIResponseOutputItemEventSchema = {
         },
         output_index: {
             type: 'integer',
-            enum: [
-                0
-            ],
-            description: 'Index of the item in `output`; always 0 (one item).',
+            minimum: 0,
+            description: 'Index of the item in `output`.',
             examples: [
                 0
             ]
         },
         item: {
-            $ref: '#/components/schemas/OpenAIResponseOutputMessage'
+            $ref: '#/components/schemas/OpenAIResponseOutputItem'
         }
     },
     examples: [
@@ -6115,10 +6552,8 @@ export const OpenAIResponseContentPartEventSchema = {
         },
         output_index: {
             type: 'integer',
-            enum: [
-                0
-            ],
-            description: 'Index of the item in `output`; always 0.',
+            minimum: 0,
+            description: 'Index of the message item in `output` (0 unless function calls come before it).',
             examples: [
                 0
             ]
@@ -6195,10 +6630,8 @@ export const OpenAIResponseTextDeltaEventSchema = {
         },
         output_index: {
             type: 'integer',
-            enum: [
-                0
-            ],
-            description: 'Index of the item in `output`; always 0.',
+            minimum: 0,
+            description: 'Index of the message item in `output` (0 unless function calls come before it).',
             examples: [
                 0
             ]
@@ -6282,10 +6715,8 @@ export const OpenAIResponseTextDoneEventSchema = {
         },
         output_index: {
             type: 'integer',
-            enum: [
-                0
-            ],
-            description: 'Index of the item in `output`; always 0.',
+            minimum: 0,
+            description: 'Index of the message item in `output` (0 unless function calls come before it).',
             examples: [
                 0
             ]
@@ -6323,6 +6754,145 @@ export const OpenAIResponseTextDoneEventSchema = {
             content_index: 0,
             text: 'The team agreed to ship on Friday.',
             logprobs: []
+        }
+    ]
+} as const;
+
+export const OpenAIResponseFunctionCallArgumentsDeltaEventSchema = {
+    title: 'OpenAIResponseFunctionCallArgumentsDeltaEvent',
+    description: 'The next piece of a function call\'s `arguments` (a fragment of its JSON text), as it is generated.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'item_id',
+        'output_index',
+        'delta'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'response.function_call_arguments.delta'
+            ],
+            description: 'Always `response.function_call_arguments.delta`.',
+            examples: [
+                'response.function_call_arguments.delta'
+            ]
+        },
+        sequence_number: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position of the event in the stream, from 0.',
+            examples: [
+                4
+            ]
+        },
+        item_id: {
+            type: 'string',
+            description: 'Id of the `function_call` item.',
+            examples: [
+                'fc_4b7e2d9c1a3f4e5d8c6b0a1f2e3d4c5b'
+            ]
+        },
+        output_index: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Index of the item in `output`.',
+            examples: [
+                0
+            ]
+        },
+        delta: {
+            type: 'string',
+            description: 'The next piece of the arguments.',
+            examples: [
+                '{"city":'
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'response.function_call_arguments.delta',
+            sequence_number: 4,
+            item_id: 'fc_4b7e2d9c1a3f4e5d8c6b0a1f2e3d4c5b',
+            output_index: 0,
+            delta: '{"city":'
+        }
+    ]
+} as const;
+
+export const OpenAIResponseFunctionCallArgumentsDoneEventSchema = {
+    title: 'OpenAIResponseFunctionCallArgumentsDoneEvent',
+    description: 'A function call\'s whole `arguments` (the concatenation of its deltas), once they are generated.',
+    type: 'object',
+    additionalProperties: false,
+    required: [
+        'type',
+        'sequence_number',
+        'item_id',
+        'output_index',
+        'name',
+        'arguments'
+    ],
+    properties: {
+        type: {
+            type: 'string',
+            enum: [
+                'response.function_call_arguments.done'
+            ],
+            description: 'Always `response.function_call_arguments.done`.',
+            examples: [
+                'response.function_call_arguments.done'
+            ]
+        },
+        sequence_number: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position of the event in the stream, from 0.',
+            examples: [
+                9
+            ]
+        },
+        item_id: {
+            type: 'string',
+            description: 'Id of the `function_call` item.',
+            examples: [
+                'fc_4b7e2d9c1a3f4e5d8c6b0a1f2e3d4c5b'
+            ]
+        },
+        output_index: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Index of the item in `output`.',
+            examples: [
+                0
+            ]
+        },
+        name: {
+            type: 'string',
+            description: 'Name of the function called.',
+            examples: [
+                'get_weather'
+            ]
+        },
+        arguments: {
+            type: 'string',
+            description: 'The whole arguments as a JSON text.',
+            examples: [
+                '{"city":"Paris"}'
+            ]
+        }
+    },
+    examples: [
+        {
+            type: 'response.function_call_arguments.done',
+            sequence_number: 9,
+            item_id: 'fc_4b7e2d9c1a3f4e5d8c6b0a1f2e3d4c5b',
+            output_index: 0,
+            name: 'get_weather',
+            arguments: '{"city":"Paris"}'
         }
     ]
 } as const;
@@ -6376,7 +6946,7 @@ export const OpenAIResponseErrorEventSchema = {
 
 export const OpenAIResponseStreamEventSchema = {
     title: 'OpenAIResponseStreamEvent',
-    description: 'The payload of one server-sent event of a streamed response (`stream: true`, `Content-Type: text/event-stream`).\nAs OpenAI frames them, each event is written as `event: <type>\\ndata: <payload>\\n\\n`, the `event:` name being the\npayload\'s `type`, and every payload carries `sequence_number`, counting from 0 in the order sent. There is no\n`[DONE]` line: the response ends after the last event. Text is sent as it is generated (at most about every 20 ms,\nas on chat). Order:\n\n1. `response.created`, then `response.in_progress` (the response with `status` `in_progress`, empty `output`);\n2. `response.output_item.added` (the message item, `in_progress`, no content) and `response.content_part.added`\n   (an empty `output_text` part);\n3. `response.output_text.delta` events, each with the next piece of the answer in `delta`;\n4. `response.output_text.done` (the whole text), `response.content_part.done` (the whole part),\n   `response.output_item.done` (the finished item);\n5. `response.completed`, or `response.incomplete` when `max_output_tokens` cut the answer, with the whole response\n   and its `usage`.\n\nIf the answer fails after the stream has started, an `error` event carrying the error body is sent instead of the\nremaining events and the response ends; the tokens already generated are charged. Errors found before the stream\nstarts are ordinary JSON error responses with their status code.\n',
+    description: 'The payload of one server-sent event of a streamed response (`stream: true`, `Content-Type: text/event-stream`).\nAs OpenAI frames them, each event is written as `event: <type>\\ndata: <payload>\\n\\n`, the `event:` name being the\npayload\'s `type`, and every payload carries `sequence_number`, counting from 0 in the order sent. There is no\n`[DONE]` line: the response ends after the last event. Text is sent as it is generated (at most about every 20 ms,\nas on chat). Order:\n\n1. `response.created`, then `response.in_progress` (the response with `status` `in_progress`, empty `output`);\n2. for each output item in turn, at the index it has in `output` (`output_index`):\n   - text: `response.output_item.added` (the message item, `in_progress`, no content) and\n     `response.content_part.added` (an empty `output_text` part); `response.output_text.delta` events, each with\n     the next piece of the answer in `delta`; `response.output_text.done` (the whole text),\n     `response.content_part.done` (the whole part), `response.output_item.done` (the finished item);\n   - a function call: `response.output_item.added` (the `function_call` item, `in_progress`, with its `call_id` and\n     `name` and empty `arguments`); `response.function_call_arguments.delta` events, each with the next fragment of\n     the arguments; `response.function_call_arguments.done` (the whole arguments), `response.output_item.done`\n     (the finished item);\n   an answer without text or calls is one message item with empty text;\n3. `response.completed`, or `response.incomplete` when `max_output_tokens` cut the answer, with the whole response\n   and its `usage`.\n\nIf the answer fails after the stream has started, an `error` event carrying the error body is sent instead of the\nremaining events and the response ends; the tokens already generated are charged. Errors found before the stream\nstarts are ordinary JSON error responses with their status code.\n',
     oneOf: [
         {
             $ref: '#/components/schemas/OpenAIResponseLifecycleEvent'
@@ -6392,6 +6962,12 @@ export const OpenAIResponseStreamEventSchema = {
         },
         {
             $ref: '#/components/schemas/OpenAIResponseTextDoneEvent'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseFunctionCallArgumentsDeltaEvent'
+        },
+        {
+            $ref: '#/components/schemas/OpenAIResponseFunctionCallArgumentsDoneEvent'
         },
         {
             $ref: '#/components/schemas/OpenAIResponseErrorEvent'

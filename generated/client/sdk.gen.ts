@@ -556,8 +556,11 @@ export const createOpenAiChatCompletion = <ThrowOnError extends boolean = false>
  * errors and billing as `POST /v3/chat/completions` (the prompt tokens plus `max_output_tokens`, capped by a server
  * setting, reserved at the start, 402 `insufficient_balance` when the balance does not cover that; the actual input
  * and output tokens charged at the end). Nothing is stored: `previous_response_id` and `conversation` are 400, and
- * there is no route to retrieve a response. Function calling is not offered here (`tools` is 400); unknown OpenAI
- * fields are accepted and ignored.
+ * there is no route to retrieve a response, and an `item_reference` input item is 400 (send the full item: with the
+ * Vercel AI SDK's OpenAI provider, `providerOptions.openai.store: false`). Function tools work as on chat: `tools`,
+ * `tool_choice` and `parallel_tool_calls` in the Responses API's flat shape, calls answered as `function_call`
+ * output items (streamed as `response.function_call_arguments.delta` events), and history sent back as
+ * `function_call` and `function_call_output` items. Unknown OpenAI fields are accepted and ignored.
  *
  */
 export const createOpenAiResponse = <ThrowOnError extends boolean = false>(options: Options<CreateOpenAiResponseData, ThrowOnError>) => (options.client ?? client).post<CreateOpenAiResponseResponses, CreateOpenAiResponseErrors, ThrowOnError>({

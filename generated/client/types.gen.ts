@@ -2180,8 +2180,8 @@ export type WebhookDeliveryList = {
  * OpenAIChatContentPart
  *
  * One part of a message's content: a text part. The models take text only, so a part of another type (`image_url`,
- * `input_audio`, `file`) is refused by validation: 400 naming the part's field (`messages.1.content.0.text`
- * or `messages.1.content.0.type`).
+ * `input_audio`, `file`) is refused by validation: 400 `invalid_parameter` naming the part's type
+ * (`messages.1.content.0.type`).
  *
  */
 export type OpenAiChatContentPart = {
@@ -2254,7 +2254,7 @@ export type ChatFunctionDefinition = {
      * The JSON Schema of the function's arguments (an object), read in the dialect its `$schema` names like
      * `response_format.json_schema.schema` (2020-12 by default, 2019-09 or draft-07). Absent: the function takes no
      * arguments (`{}`). A schema that does not compile, or that the engine cannot turn into a grammar, is 400
-     * `invalid_parameter` naming `tools[i].function.parameters`. The arguments of a call are generated under the
+     * `invalid_parameter` naming `tools.<i>.function.parameters`. The arguments of a call are generated under the
      * schema's structure and types and then validated against the whole schema.
      *
      */
@@ -2395,11 +2395,9 @@ export type OpenAiResponseInputTextPart = {
  * OpenAIResponseInputMessage
  *
  * One message item of `input`. `developer` is read as `system`; `content` is a string or an array of text parts
- * (joined with newlines). Other OpenAI item fields (`id`, `status`) are accepted and ignored. An item of another type
- * (`function_call`, `function_call_output`, `reasoning`, `item_reference`) is refused by validation, 400 naming the
- * item's field (`input.2.role` or `input.2.type`), and so is a part that is not text (`input_image`, `input_file`,
- * `input_audio`): 400 naming the part's field (`input.0.content.1.text` or `input.0.content.1.type`), since the
- * models take text only.
+ * (joined with newlines). Other OpenAI item fields (`id`, `status`) are accepted and ignored. A part that is not text
+ * (`input_image`, `input_file`, `input_audio`) is refused: 400 `invalid_parameter` naming the part's type
+ * (`input.0.content.1.type`), since the models take text only.
  *
  */
 export type OpenAiResponseInputMessage = {
@@ -2417,6 +2415,91 @@ export type OpenAiResponseInputMessage = {
     content: string | Array<OpenAiResponseInputTextPart>;
     [key: string]: unknown;
 };
+
+/**
+ * OpenAIResponseInputFunctionCall
+ *
+ * An earlier call of a function, as the caller sends history back (the `function_call` item of an earlier response,
+ * or one the caller made up). Read as an assistant message with that tool call; consecutive calls (and the assistant
+ * text item just before them) are one assistant turn. `id` and `status` are accepted and ignored, like other OpenAI
+ * item fields.
+ *
+ */
+export type OpenAiResponseInputFunctionCall = {
+    /**
+     * Always `function_call`.
+     */
+    type: 'function_call';
+    /**
+     * Id of the call, at most 256 characters; a `function_call_output` item answers it by this id.
+     */
+    call_id: string;
+    /**
+     * Name of the function called, at most 256 characters.
+     */
+    name: string;
+    /**
+     * The arguments as a JSON text, at most 524,288 characters.
+     */
+    arguments: string;
+    [key: string]: unknown;
+};
+
+/**
+ * OpenAIResponseFunctionCallOutput
+ *
+ * The result of a function call the caller ran, read as chat's `tool` message answering `call_id`. An output that
+ * answers no earlier `function_call` item of the input is read as a user message stating the result. `output` is a
+ * string or text parts (joined with newlines); other parts (`input_image`, `input_file`) are refused, since the models
+ * take text only. `id` and `status` are accepted and ignored.
+ *
+ */
+export type OpenAiResponseFunctionCallOutput = {
+    /**
+     * Always `function_call_output`.
+     */
+    type: 'function_call_output';
+    /**
+     * Id of the call this is the result of.
+     */
+    call_id: string;
+    /**
+     * The result of the call, as a string (usually JSON) or text parts.
+     */
+    output: string | Array<OpenAiResponseInputTextPart>;
+    [key: string]: unknown;
+};
+
+/**
+ * OpenAIResponseItemReference
+ *
+ * A reference to an item OpenAI stored with an earlier response. This server stores nothing, so it cannot honour one:
+ * an `item_reference` is 400 `invalid_parameter` naming `input.<i>`, and the message says to send the full item
+ * instead (with the Vercel AI SDK's OpenAI provider, set `providerOptions.openai.store` to false: it then sends the
+ * earlier answer's items in full).
+ *
+ */
+export type OpenAiResponseItemReference = {
+    /**
+     * Always `item_reference`.
+     */
+    type: 'item_reference';
+    /**
+     * Id of the stored item.
+     */
+    id: string;
+    [key: string]: unknown;
+};
+
+/**
+ * OpenAIResponseInputItem
+ *
+ * One item of `input`, told apart by its `type` (a message may omit it): a message, an earlier `function_call`, the
+ * `function_call_output` answering it, or an `item_reference` (refused: nothing is stored). An item of another type
+ * (`reasoning`, `web_search_call`, ...) is 400 naming `input.<i>.type`.
+ *
+ */
+export type OpenAiResponseInputItem = OpenAiResponseInputMessage | OpenAiResponseInputFunctionCall | OpenAiResponseFunctionCallOutput | OpenAiResponseItemReference;
 
 /**
  * OpenAIResponseTextFormatJsonSchema
@@ -2476,23 +2559,88 @@ export type OpenAiResponseTextConfig = {
 };
 
 /**
+ * OpenAIResponseFunctionTool
+ *
+ * A function the model may call, in the Responses API's flat shape (`name`, `description`, `parameters`, `strict` at
+ * the top, not under `function`); read as chat's `tools[].function`. Only function tools exist here: another tool type
+ * (`web_search`, `file_search`, ...) is 400 naming `tools.<i>.type`.
+ *
+ */
+export type OpenAiResponseFunctionTool = {
+    /**
+     * Always `function`.
+     */
+    type: 'function';
+    /**
+     * Name of the function; 1 to 64 letters, digits, underscores or dashes (OpenAI's rule), unique among the tools.
+     */
+    name: string;
+    /**
+     * What the function does; given to the model.
+     */
+    description?: string | null;
+    /**
+     * The JSON Schema of the function's arguments (an object), read as chat's `tools.<i>.function.parameters` (the
+     * dialect its `$schema` names, 2020-12 by default). Absent or null: the function takes no arguments. A schema that
+     * does not compile is 400 `invalid_parameter` naming `tools.<i>.parameters`; the arguments of a call are generated
+     * under the schema's structure and types and then validated against the whole schema.
+     *
+     */
+    parameters?: {
+        [key: string]: unknown;
+    } | null;
+    /**
+     * Accepted for OpenAI compatibility. The arguments are always validated against `parameters`.
+     */
+    strict?: boolean | null;
+};
+
+/**
+ * OpenAIResponseNamedToolChoice
+ *
+ * A call of one named function, in the Responses API's flat shape; the name must be one of the request's `tools`.
+ */
+export type OpenAiResponseNamedToolChoice = {
+    /**
+     * Always `function`.
+     */
+    type: 'function';
+    /**
+     * Name of one of the request's function tools.
+     */
+    name: string;
+};
+
+/**
+ * OpenAIResponseToolChoice
+ *
+ * Whether and which tool the model calls: `none` (answer with text; the tools are not shown to the model), `auto`
+ * (the model chooses between text and calls; the default when `tools` are given), `required` (one call or more of any
+ * tool), or `{"type": "function", "name": ...}` (a call of that function). Without `tools`, only `none` and `auto`
+ * are accepted. A name not among the tools is 400 `invalid_parameter` naming `tool_choice.name`.
+ *
+ */
+export type OpenAiResponseToolChoice = 'none' | 'auto' | 'required' | OpenAiResponseNamedToolChoice;
+
+/**
  * OpenAIResponseRequest
  *
  * Body of `POST /v3/responses`, the stateless subset of OpenAI's Responses API that the OpenAI SDK's
- * `responses.create` and the Vercel AI SDK's default OpenAI provider send: `input` (a string, or message items with
- * text parts), `instructions`, `max_output_tokens`, `temperature`, `text.format`, `stream`. The object is open: other
- * OpenAI fields (for example `top_p`, `user`, `include`, `truncation`, `parallel_tool_calls`, `tool_choice`,
- * `reasoning`) are accepted and ignored. Nothing is stored: `store` is accepted and the answer says `store: false`;
- * `previous_response_id` and `conversation` (which need stored responses) must be null or absent, and `tools` empty
- * or absent (function calling is not offered on this route): otherwise 400 `invalid_parameter` naming the field.
+ * `responses.create` and the Vercel AI SDK's default OpenAI provider send: `input` (a string, or items: messages with
+ * text parts, earlier `function_call` items and their `function_call_output`), `instructions`, `max_output_tokens`,
+ * `temperature`, `text.format`, function tools (`tools`, `tool_choice`, `parallel_tool_calls`, read as on
+ * `POST /v3/chat/completions`), `stream`. The object is open: other OpenAI fields (for example `top_p`, `user`,
+ * `include`, `truncation`, `reasoning`) are accepted and ignored. Nothing is stored: `store` is accepted and the
+ * answer says `store: false`; `previous_response_id` and `conversation` (which need stored responses) must be null or
+ * absent, and an `item_reference` input item is refused: 400 `invalid_parameter` naming the field.
  *
  */
 export type OpenAiResponseRequest = {
     model: ChatModelId;
     /**
-     * The user's text, or the conversation as message items (oldest first, at least one).
+     * The user's text, or the conversation as items (oldest first, at least one).
      */
-    input: string | Array<OpenAiResponseInputMessage>;
+    input: string | Array<OpenAiResponseInputItem>;
     /**
      * A system message put before `input`, at most 524,288 characters.
      */
@@ -2550,12 +2698,21 @@ export type OpenAiResponseRequest = {
      */
     user?: string;
     /**
-     * Function calling is not offered on this route: an empty array (or null) is accepted, any tool is 400
-     * `invalid_parameter` with `param` `tools` ("must NOT have more than 0 items"). Use `POST /v3/chat/completions`
-     * for tools.
+     * Functions the model may call (at most 128, names unique; null or empty: none). A call is answered as a
+     * `function_call` item in `output`; the caller runs the function and sends the call back with a
+     * `function_call_output` item. Two tools with one name are 400 `invalid_parameter` naming `tools.<i>.name`.
      *
      */
-    tools?: Array<unknown> | null;
+    tools?: Array<OpenAiResponseFunctionTool> | null;
+    /**
+     * Whether and which tool the model calls (absent or null - `auto` with tools, `none` without).
+     */
+    tool_choice?: null | OpenAiResponseToolChoice;
+    /**
+     * Whether the model may call several functions in one answer (absent or null - true); false: one call at most.
+     *
+     */
+    parallel_tool_calls?: boolean | null;
     [key: string]: unknown;
 };
 
@@ -2610,6 +2767,49 @@ export type OpenAiResponseOutputMessage = {
 };
 
 /**
+ * OpenAIResponseFunctionCall
+ *
+ * A call of a function tool as an output item: the caller runs the function and sends this item back, followed by a
+ * `function_call_output` item with the same `call_id`. `status` is `completed`, `incomplete` when `max_output_tokens`
+ * cut the answer (its `arguments` may then be unfinished JSON), or `in_progress` while streamed
+ * (`response.output_item.added`, with empty `arguments`).
+ *
+ */
+export type OpenAiResponseFunctionCall = {
+    /**
+     * Always `function_call`.
+     */
+    type: 'function_call';
+    /**
+     * Id of the item.
+     */
+    id: string;
+    /**
+     * Id of the call, which its `function_call_output` names.
+     */
+    call_id: string;
+    /**
+     * Name of the function called (one of the request's `tools`).
+     */
+    name: string;
+    /**
+     * The arguments as a JSON text, an object valid against the function's `parameters`.
+     */
+    arguments: string;
+    /**
+     * `completed`, `incomplete` (cut by `max_output_tokens`), or `in_progress` while streamed.
+     */
+    status: 'in_progress' | 'completed' | 'incomplete';
+};
+
+/**
+ * OpenAIResponseOutputItem
+ *
+ * An item of a response's `output`, told apart by its `type`; the assistant's text, or a function call.
+ */
+export type OpenAiResponseOutputItem = OpenAiResponseOutputMessage | OpenAiResponseFunctionCall;
+
+/**
  * OpenAIResponseUsage
  *
  * Tokens of the call, as `usage` on chat under the Responses API's names: `input_tokens` are chat's
@@ -2653,10 +2853,12 @@ export type OpenAiResponseUsage = {
 /**
  * OpenAIResponse
  *
- * A response of the Responses API: the answer as one assistant `message` item in `output`, with `usage`. `status` is
- * `completed`, or `incomplete` (with `incomplete_details.reason` `max_output_tokens`) when `max_output_tokens` or the
- * end of the model's context window cut the answer; `in_progress` only in a stream's `response.created` and
- * `response.in_progress` events (then `output` is empty and `usage` null). Nothing is stored (`store` is false).
+ * A response of the Responses API: the answer in `output` — an assistant `message` item with its text, and a
+ * `function_call` item for each call of a function tool (an answer that only calls tools has no message item) — with
+ * `usage`. `status` is `completed`, or `incomplete` (with `incomplete_details.reason` `max_output_tokens`) when
+ * `max_output_tokens` or the end of the model's context window cut the answer; `in_progress` only in a stream's
+ * `response.created` and `response.in_progress` events (then `output` is empty and `usage` null). Nothing is stored
+ * (`store` is false).
  *
  */
 export type OpenAiResponse = {
@@ -2699,11 +2901,13 @@ export type OpenAiResponse = {
     max_output_tokens: number | null;
     model: ChatModelId;
     /**
-     * The answer as one assistant message item (empty while `in_progress`).
+     * The answer's items in the order generated: its text as a message item, its function calls as `function_call`
+     * items (empty while `in_progress`).
+     *
      */
-    output: Array<OpenAiResponseOutputMessage>;
+    output: Array<OpenAiResponseOutputItem>;
     /**
-     * Always false (no tools on this route).
+     * The request's `parallel_tool_calls` (true when absent, as OpenAI's default).
      */
     parallel_tool_calls: boolean;
     /**
@@ -2720,14 +2924,11 @@ export type OpenAiResponse = {
     text: {
         format: OpenAiResponseTextFormat;
     };
+    tool_choice: OpenAiResponseToolChoice;
     /**
-     * Always `none` (no tools on this route).
+     * The request's `tools` (empty when none).
      */
-    tool_choice: 'none';
-    /**
-     * Always empty (no tools on this route).
-     */
-    tools: Array<unknown>;
+    tools: Array<OpenAiResponseFunctionTool>;
     /**
      * Always false; nothing is stored.
      */
@@ -2766,8 +2967,9 @@ export type OpenAiResponseLifecycleEvent = {
 /**
  * OpenAIResponseOutputItemEvent
  *
- * The message item begins (`response.output_item.added`: `in_progress`, no content) or is finished
- * (`response.output_item.done`: `completed` or `incomplete`, with its text part).
+ * An output item begins (`response.output_item.added`: `in_progress`; a message without content, a function call
+ * with empty `arguments`) or is finished (`response.output_item.done`: `completed` or `incomplete`, with its text part
+ * or its whole arguments).
  *
  */
 export type OpenAiResponseOutputItemEvent = {
@@ -2780,10 +2982,10 @@ export type OpenAiResponseOutputItemEvent = {
      */
     sequence_number: number;
     /**
-     * Index of the item in `output`; always 0 (one item).
+     * Index of the item in `output`.
      */
-    output_index: 0;
-    item: OpenAiResponseOutputMessage;
+    output_index: number;
+    item: OpenAiResponseOutputItem;
 };
 
 /**
@@ -2807,9 +3009,9 @@ export type OpenAiResponseContentPartEvent = {
      */
     item_id: string;
     /**
-     * Index of the item in `output`; always 0.
+     * Index of the message item in `output` (0 unless function calls come before it).
      */
-    output_index: 0;
+    output_index: number;
     /**
      * Index of the part in the item's `content`; always 0.
      */
@@ -2836,9 +3038,9 @@ export type OpenAiResponseTextDeltaEvent = {
      */
     item_id: string;
     /**
-     * Index of the item in `output`; always 0.
+     * Index of the message item in `output` (0 unless function calls come before it).
      */
-    output_index: 0;
+    output_index: number;
     /**
      * Index of the part in the item's `content`; always 0.
      */
@@ -2872,9 +3074,9 @@ export type OpenAiResponseTextDoneEvent = {
      */
     item_id: string;
     /**
-     * Index of the item in `output`; always 0.
+     * Index of the message item in `output` (0 unless function calls come before it).
      */
-    output_index: 0;
+    output_index: number;
     /**
      * Index of the part in the item's `content`; always 0.
      */
@@ -2887,6 +3089,66 @@ export type OpenAiResponseTextDoneEvent = {
      * Always empty (not computed).
      */
     logprobs: Array<unknown>;
+};
+
+/**
+ * OpenAIResponseFunctionCallArgumentsDeltaEvent
+ *
+ * The next piece of a function call's `arguments` (a fragment of its JSON text), as it is generated.
+ */
+export type OpenAiResponseFunctionCallArgumentsDeltaEvent = {
+    /**
+     * Always `response.function_call_arguments.delta`.
+     */
+    type: 'response.function_call_arguments.delta';
+    /**
+     * Position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * Id of the `function_call` item.
+     */
+    item_id: string;
+    /**
+     * Index of the item in `output`.
+     */
+    output_index: number;
+    /**
+     * The next piece of the arguments.
+     */
+    delta: string;
+};
+
+/**
+ * OpenAIResponseFunctionCallArgumentsDoneEvent
+ *
+ * A function call's whole `arguments` (the concatenation of its deltas), once they are generated.
+ */
+export type OpenAiResponseFunctionCallArgumentsDoneEvent = {
+    /**
+     * Always `response.function_call_arguments.done`.
+     */
+    type: 'response.function_call_arguments.done';
+    /**
+     * Position of the event in the stream, from 0.
+     */
+    sequence_number: number;
+    /**
+     * Id of the `function_call` item.
+     */
+    item_id: string;
+    /**
+     * Index of the item in `output`.
+     */
+    output_index: number;
+    /**
+     * Name of the function called.
+     */
+    name: string;
+    /**
+     * The whole arguments as a JSON text.
+     */
+    arguments: string;
 };
 
 /**
@@ -2919,12 +3181,17 @@ export type OpenAiResponseErrorEvent = {
  * as on chat). Order:
  *
  * 1. `response.created`, then `response.in_progress` (the response with `status` `in_progress`, empty `output`);
- * 2. `response.output_item.added` (the message item, `in_progress`, no content) and `response.content_part.added`
- * (an empty `output_text` part);
- * 3. `response.output_text.delta` events, each with the next piece of the answer in `delta`;
- * 4. `response.output_text.done` (the whole text), `response.content_part.done` (the whole part),
- * `response.output_item.done` (the finished item);
- * 5. `response.completed`, or `response.incomplete` when `max_output_tokens` cut the answer, with the whole response
+ * 2. for each output item in turn, at the index it has in `output` (`output_index`):
+ * - text: `response.output_item.added` (the message item, `in_progress`, no content) and
+ * `response.content_part.added` (an empty `output_text` part); `response.output_text.delta` events, each with
+ * the next piece of the answer in `delta`; `response.output_text.done` (the whole text),
+ * `response.content_part.done` (the whole part), `response.output_item.done` (the finished item);
+ * - a function call: `response.output_item.added` (the `function_call` item, `in_progress`, with its `call_id` and
+ * `name` and empty `arguments`); `response.function_call_arguments.delta` events, each with the next fragment of
+ * the arguments; `response.function_call_arguments.done` (the whole arguments), `response.output_item.done`
+ * (the finished item);
+ * an answer without text or calls is one message item with empty text;
+ * 3. `response.completed`, or `response.incomplete` when `max_output_tokens` cut the answer, with the whole response
  * and its `usage`.
  *
  * If the answer fails after the stream has started, an `error` event carrying the error body is sent instead of the
@@ -2932,7 +3199,7 @@ export type OpenAiResponseErrorEvent = {
  * starts are ordinary JSON error responses with their status code.
  *
  */
-export type OpenAiResponseStreamEvent = OpenAiResponseLifecycleEvent | OpenAiResponseOutputItemEvent | OpenAiResponseContentPartEvent | OpenAiResponseTextDeltaEvent | OpenAiResponseTextDoneEvent | OpenAiResponseErrorEvent;
+export type OpenAiResponseStreamEvent = OpenAiResponseLifecycleEvent | OpenAiResponseOutputItemEvent | OpenAiResponseContentPartEvent | OpenAiResponseTextDeltaEvent | OpenAiResponseTextDoneEvent | OpenAiResponseFunctionCallArgumentsDeltaEvent | OpenAiResponseFunctionCallArgumentsDoneEvent | OpenAiResponseErrorEvent;
 
 /**
  * OpenAIAudioTranscriptionRequest

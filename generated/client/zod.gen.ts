@@ -1399,8 +1399,8 @@ export const zWebhookDeliveryList = z.object({
  * OpenAIChatContentPart
  *
  * One part of a message's content: a text part. The models take text only, so a part of another type (`image_url`,
- * `input_audio`, `file`) is refused by validation: 400 naming the part's field (`messages.1.content.0.text`
- * or `messages.1.content.0.type`).
+ * `input_audio`, `file`) is refused by validation: 400 `invalid_parameter` naming the part's type
+ * (`messages.1.content.0.type`).
  *
  */
 export const zOpenAiChatContentPart = z.object({
@@ -1529,11 +1529,9 @@ export const zOpenAiResponseInputTextPart = z.object({
  * OpenAIResponseInputMessage
  *
  * One message item of `input`. `developer` is read as `system`; `content` is a string or an array of text parts
- * (joined with newlines). Other OpenAI item fields (`id`, `status`) are accepted and ignored. An item of another type
- * (`function_call`, `function_call_output`, `reasoning`, `item_reference`) is refused by validation, 400 naming the
- * item's field (`input.2.role` or `input.2.type`), and so is a part that is not text (`input_image`, `input_file`,
- * `input_audio`): 400 naming the part's field (`input.0.content.1.text` or `input.0.content.1.type`), since the
- * models take text only.
+ * (joined with newlines). Other OpenAI item fields (`id`, `status`) are accepted and ignored. A part that is not text
+ * (`input_image`, `input_file`, `input_audio`) is refused: 400 `invalid_parameter` naming the part's type
+ * (`input.0.content.1.type`), since the models take text only.
  *
  */
 export const zOpenAiResponseInputMessage = z.object({
@@ -1549,6 +1547,69 @@ export const zOpenAiResponseInputMessage = z.object({
         z.array(zOpenAiResponseInputTextPart).max(1024)
     ])
 });
+
+/**
+ * OpenAIResponseInputFunctionCall
+ *
+ * An earlier call of a function, as the caller sends history back (the `function_call` item of an earlier response,
+ * or one the caller made up). Read as an assistant message with that tool call; consecutive calls (and the assistant
+ * text item just before them) are one assistant turn. `id` and `status` are accepted and ignored, like other OpenAI
+ * item fields.
+ *
+ */
+export const zOpenAiResponseInputFunctionCall = z.object({
+    type: z.enum(['function_call']),
+    call_id: z.string().min(1).max(256),
+    name: z.string().max(256),
+    arguments: z.string().max(524288)
+});
+
+/**
+ * OpenAIResponseFunctionCallOutput
+ *
+ * The result of a function call the caller ran, read as chat's `tool` message answering `call_id`. An output that
+ * answers no earlier `function_call` item of the input is read as a user message stating the result. `output` is a
+ * string or text parts (joined with newlines); other parts (`input_image`, `input_file`) are refused, since the models
+ * take text only. `id` and `status` are accepted and ignored.
+ *
+ */
+export const zOpenAiResponseFunctionCallOutput = z.object({
+    type: z.enum(['function_call_output']),
+    call_id: z.string().min(1).max(256),
+    output: z.union([
+        z.string().max(524288),
+        z.array(zOpenAiResponseInputTextPart).max(1024)
+    ])
+});
+
+/**
+ * OpenAIResponseItemReference
+ *
+ * A reference to an item OpenAI stored with an earlier response. This server stores nothing, so it cannot honour one:
+ * an `item_reference` is 400 `invalid_parameter` naming `input.<i>`, and the message says to send the full item
+ * instead (with the Vercel AI SDK's OpenAI provider, set `providerOptions.openai.store` to false: it then sends the
+ * earlier answer's items in full).
+ *
+ */
+export const zOpenAiResponseItemReference = z.object({
+    type: z.enum(['item_reference']),
+    id: z.string().max(256)
+});
+
+/**
+ * OpenAIResponseInputItem
+ *
+ * One item of `input`, told apart by its `type` (a message may omit it): a message, an earlier `function_call`, the
+ * `function_call_output` answering it, or an `item_reference` (refused: nothing is stored). An item of another type
+ * (`reasoning`, `web_search_call`, ...) is 400 naming `input.<i>.type`.
+ *
+ */
+export const zOpenAiResponseInputItem = z.union([
+    zOpenAiResponseInputMessage,
+    zOpenAiResponseInputFunctionCall,
+    zOpenAiResponseFunctionCallOutput,
+    zOpenAiResponseItemReference
+]);
 
 /**
  * OpenAIResponseTextFormatJsonSchema
@@ -1592,22 +1653,65 @@ export const zOpenAiResponseTextConfig = z.object({
 });
 
 /**
+ * OpenAIResponseFunctionTool
+ *
+ * A function the model may call, in the Responses API's flat shape (`name`, `description`, `parameters`, `strict` at
+ * the top, not under `function`); read as chat's `tools[].function`. Only function tools exist here: another tool type
+ * (`web_search`, `file_search`, ...) is 400 naming `tools.<i>.type`.
+ *
+ */
+export const zOpenAiResponseFunctionTool = z.object({
+    type: z.enum(['function']),
+    name: z.string().max(64).regex(/^[a-zA-Z0-9_-]{1,64}$/),
+    description: z.string().max(4096).nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish()
+});
+
+/**
+ * OpenAIResponseNamedToolChoice
+ *
+ * A call of one named function, in the Responses API's flat shape; the name must be one of the request's `tools`.
+ */
+export const zOpenAiResponseNamedToolChoice = z.object({
+    type: z.enum(['function']),
+    name: z.string().max(64)
+});
+
+/**
+ * OpenAIResponseToolChoice
+ *
+ * Whether and which tool the model calls: `none` (answer with text; the tools are not shown to the model), `auto`
+ * (the model chooses between text and calls; the default when `tools` are given), `required` (one call or more of any
+ * tool), or `{"type": "function", "name": ...}` (a call of that function). Without `tools`, only `none` and `auto`
+ * are accepted. A name not among the tools is 400 `invalid_parameter` naming `tool_choice.name`.
+ *
+ */
+export const zOpenAiResponseToolChoice = z.union([
+    z.literal('none'),
+    z.literal('auto'),
+    z.literal('required'),
+    zOpenAiResponseNamedToolChoice
+]);
+
+/**
  * OpenAIResponseRequest
  *
  * Body of `POST /v3/responses`, the stateless subset of OpenAI's Responses API that the OpenAI SDK's
- * `responses.create` and the Vercel AI SDK's default OpenAI provider send: `input` (a string, or message items with
- * text parts), `instructions`, `max_output_tokens`, `temperature`, `text.format`, `stream`. The object is open: other
- * OpenAI fields (for example `top_p`, `user`, `include`, `truncation`, `parallel_tool_calls`, `tool_choice`,
- * `reasoning`) are accepted and ignored. Nothing is stored: `store` is accepted and the answer says `store: false`;
- * `previous_response_id` and `conversation` (which need stored responses) must be null or absent, and `tools` empty
- * or absent (function calling is not offered on this route): otherwise 400 `invalid_parameter` naming the field.
+ * `responses.create` and the Vercel AI SDK's default OpenAI provider send: `input` (a string, or items: messages with
+ * text parts, earlier `function_call` items and their `function_call_output`), `instructions`, `max_output_tokens`,
+ * `temperature`, `text.format`, function tools (`tools`, `tool_choice`, `parallel_tool_calls`, read as on
+ * `POST /v3/chat/completions`), `stream`. The object is open: other OpenAI fields (for example `top_p`, `user`,
+ * `include`, `truncation`, `reasoning`) are accepted and ignored. Nothing is stored: `store` is accepted and the
+ * answer says `store: false`; `previous_response_id` and `conversation` (which need stored responses) must be null or
+ * absent, and an `item_reference` input item is refused: 400 `invalid_parameter` naming the field.
  *
  */
 export const zOpenAiResponseRequest = z.object({
     model: zChatModelId,
     input: z.union([
         z.string().max(524288),
-        z.array(zOpenAiResponseInputMessage).min(1).max(1024)
+        z.array(zOpenAiResponseInputItem).min(1).max(1024)
     ]),
     instructions: z.string().max(524288).nullish(),
     max_output_tokens: z.int().gte(1).lte(32000).nullish(),
@@ -1620,7 +1724,9 @@ export const zOpenAiResponseRequest = z.object({
     conversation: z.null().optional(),
     metadata: z.record(z.string(), z.string().max(512)).nullish(),
     user: z.string().max(256).optional(),
-    tools: z.array(z.unknown()).max(0).nullish()
+    tools: z.array(zOpenAiResponseFunctionTool).max(128).nullish(),
+    tool_choice: zOpenAiResponseToolChoice.nullish(),
+    parallel_tool_calls: z.boolean().nullish().default(true)
 });
 
 /**
@@ -1654,6 +1760,38 @@ export const zOpenAiResponseOutputMessage = z.object({
 });
 
 /**
+ * OpenAIResponseFunctionCall
+ *
+ * A call of a function tool as an output item: the caller runs the function and sends this item back, followed by a
+ * `function_call_output` item with the same `call_id`. `status` is `completed`, `incomplete` when `max_output_tokens`
+ * cut the answer (its `arguments` may then be unfinished JSON), or `in_progress` while streamed
+ * (`response.output_item.added`, with empty `arguments`).
+ *
+ */
+export const zOpenAiResponseFunctionCall = z.object({
+    type: z.enum(['function_call']),
+    id: z.string().regex(/^fc_[0-9a-f]{32}$/),
+    call_id: z.string().regex(/^call_[0-9a-f]{24}$/),
+    name: z.string(),
+    arguments: z.string(),
+    status: z.enum([
+        'in_progress',
+        'completed',
+        'incomplete'
+    ])
+});
+
+/**
+ * OpenAIResponseOutputItem
+ *
+ * An item of a response's `output`, told apart by its `type`; the assistant's text, or a function call.
+ */
+export const zOpenAiResponseOutputItem = z.union([
+    zOpenAiResponseOutputMessage,
+    zOpenAiResponseFunctionCall
+]);
+
+/**
  * OpenAIResponseUsage
  *
  * Tokens of the call, as `usage` on chat under the Responses API's names: `input_tokens` are chat's
@@ -1676,10 +1814,12 @@ export const zOpenAiResponseUsage = z.object({
 /**
  * OpenAIResponse
  *
- * A response of the Responses API: the answer as one assistant `message` item in `output`, with `usage`. `status` is
- * `completed`, or `incomplete` (with `incomplete_details.reason` `max_output_tokens`) when `max_output_tokens` or the
- * end of the model's context window cut the answer; `in_progress` only in a stream's `response.created` and
- * `response.in_progress` events (then `output` is empty and `usage` null). Nothing is stored (`store` is false).
+ * A response of the Responses API: the answer in `output` — an assistant `message` item with its text, and a
+ * `function_call` item for each call of a function tool (an answer that only calls tools has no message item) — with
+ * `usage`. `status` is `completed`, or `incomplete` (with `incomplete_details.reason` `max_output_tokens`) when
+ * `max_output_tokens` or the end of the model's context window cut the answer; `in_progress` only in a stream's
+ * `response.created` and `response.in_progress` events (then `output` is empty and `usage` null). Nothing is stored
+ * (`store` is false).
  *
  */
 export const zOpenAiResponse = z.object({
@@ -1698,15 +1838,15 @@ export const zOpenAiResponse = z.object({
     instructions: z.string().nullable(),
     max_output_tokens: z.int().nullable(),
     model: zChatModelId,
-    output: z.array(zOpenAiResponseOutputMessage).max(1),
+    output: z.array(zOpenAiResponseOutputItem).max(129),
     parallel_tool_calls: z.boolean(),
     temperature: z.number(),
     top_p: z.number().nullable(),
     text: z.object({
         format: zOpenAiResponseTextFormat
     }),
-    tool_choice: z.enum(['none']),
-    tools: z.array(z.unknown()).max(0),
+    tool_choice: zOpenAiResponseToolChoice,
+    tools: z.array(zOpenAiResponseFunctionTool).max(128),
     store: z.literal(false),
     metadata: z.record(z.string(), z.string()),
     usage: zOpenAiResponseUsage.nullable()
@@ -1733,15 +1873,16 @@ export const zOpenAiResponseLifecycleEvent = z.object({
 /**
  * OpenAIResponseOutputItemEvent
  *
- * The message item begins (`response.output_item.added`: `in_progress`, no content) or is finished
- * (`response.output_item.done`: `completed` or `incomplete`, with its text part).
+ * An output item begins (`response.output_item.added`: `in_progress`; a message without content, a function call
+ * with empty `arguments`) or is finished (`response.output_item.done`: `completed` or `incomplete`, with its text part
+ * or its whole arguments).
  *
  */
 export const zOpenAiResponseOutputItemEvent = z.object({
     type: z.enum(['response.output_item.added', 'response.output_item.done']),
     sequence_number: z.int().gte(0),
-    output_index: z.literal(0),
-    item: zOpenAiResponseOutputMessage
+    output_index: z.int().gte(0),
+    item: zOpenAiResponseOutputItem
 });
 
 /**
@@ -1755,7 +1896,7 @@ export const zOpenAiResponseContentPartEvent = z.object({
     type: z.enum(['response.content_part.added', 'response.content_part.done']),
     sequence_number: z.int().gte(0),
     item_id: z.string(),
-    output_index: z.literal(0),
+    output_index: z.int().gte(0),
     content_index: z.literal(0),
     part: zOpenAiResponseOutputText
 });
@@ -1769,7 +1910,7 @@ export const zOpenAiResponseTextDeltaEvent = z.object({
     type: z.enum(['response.output_text.delta']),
     sequence_number: z.int().gte(0),
     item_id: z.string(),
-    output_index: z.literal(0),
+    output_index: z.int().gte(0),
     content_index: z.literal(0),
     delta: z.string(),
     logprobs: z.array(z.unknown()).max(0)
@@ -1784,10 +1925,37 @@ export const zOpenAiResponseTextDoneEvent = z.object({
     type: z.enum(['response.output_text.done']),
     sequence_number: z.int().gte(0),
     item_id: z.string(),
-    output_index: z.literal(0),
+    output_index: z.int().gte(0),
     content_index: z.literal(0),
     text: z.string(),
     logprobs: z.array(z.unknown()).max(0)
+});
+
+/**
+ * OpenAIResponseFunctionCallArgumentsDeltaEvent
+ *
+ * The next piece of a function call's `arguments` (a fragment of its JSON text), as it is generated.
+ */
+export const zOpenAiResponseFunctionCallArgumentsDeltaEvent = z.object({
+    type: z.enum(['response.function_call_arguments.delta']),
+    sequence_number: z.int().gte(0),
+    item_id: z.string(),
+    output_index: z.int().gte(0),
+    delta: z.string()
+});
+
+/**
+ * OpenAIResponseFunctionCallArgumentsDoneEvent
+ *
+ * A function call's whole `arguments` (the concatenation of its deltas), once they are generated.
+ */
+export const zOpenAiResponseFunctionCallArgumentsDoneEvent = z.object({
+    type: z.enum(['response.function_call_arguments.done']),
+    sequence_number: z.int().gte(0),
+    item_id: z.string(),
+    output_index: z.int().gte(0),
+    name: z.string(),
+    arguments: z.string()
 });
 
 /**
@@ -1814,12 +1982,17 @@ export const zOpenAiResponseErrorEvent = z.object({
  * as on chat). Order:
  *
  * 1. `response.created`, then `response.in_progress` (the response with `status` `in_progress`, empty `output`);
- * 2. `response.output_item.added` (the message item, `in_progress`, no content) and `response.content_part.added`
- * (an empty `output_text` part);
- * 3. `response.output_text.delta` events, each with the next piece of the answer in `delta`;
- * 4. `response.output_text.done` (the whole text), `response.content_part.done` (the whole part),
- * `response.output_item.done` (the finished item);
- * 5. `response.completed`, or `response.incomplete` when `max_output_tokens` cut the answer, with the whole response
+ * 2. for each output item in turn, at the index it has in `output` (`output_index`):
+ * - text: `response.output_item.added` (the message item, `in_progress`, no content) and
+ * `response.content_part.added` (an empty `output_text` part); `response.output_text.delta` events, each with
+ * the next piece of the answer in `delta`; `response.output_text.done` (the whole text),
+ * `response.content_part.done` (the whole part), `response.output_item.done` (the finished item);
+ * - a function call: `response.output_item.added` (the `function_call` item, `in_progress`, with its `call_id` and
+ * `name` and empty `arguments`); `response.function_call_arguments.delta` events, each with the next fragment of
+ * the arguments; `response.function_call_arguments.done` (the whole arguments), `response.output_item.done`
+ * (the finished item);
+ * an answer without text or calls is one message item with empty text;
+ * 3. `response.completed`, or `response.incomplete` when `max_output_tokens` cut the answer, with the whole response
  * and its `usage`.
  *
  * If the answer fails after the stream has started, an `error` event carrying the error body is sent instead of the
@@ -1833,6 +2006,8 @@ export const zOpenAiResponseStreamEvent = z.union([
     zOpenAiResponseContentPartEvent,
     zOpenAiResponseTextDeltaEvent,
     zOpenAiResponseTextDoneEvent,
+    zOpenAiResponseFunctionCallArgumentsDeltaEvent,
+    zOpenAiResponseFunctionCallArgumentsDoneEvent,
     zOpenAiResponseErrorEvent
 ]);
 

@@ -379,16 +379,16 @@ export function createChatService(deps: ChatServiceDeps) {
     },
 
     /**
-     * The answer's text handed to `onDelta` as it is generated, paced as in `stream`, for a route that frames its own
-     * events (the Responses API). Refusals reject before this returns, as in `stream`; `answer` rejects with the
-     * ApiError a failure after that would have had. `onDelta` may be called before this returns (a local model starts
-     * while the funds are being held).
+     * The answer's text handed to `onDelta` and its tool calls' pieces to `onToolCall` as they are generated, paced as
+     * in `stream`, for a route that frames its own events (the Responses API). Refusals reject before this returns, as
+     * in `stream`; `answer` rejects with the ApiError a failure after that would have had. Both may be called before
+     * this returns (a local model starts while the funds are being held).
      */
     async generate(
       call: ChatCall,
-      onDelta: (text: string) => void,
+      deltas: Required<Pick<GenerateRequest, 'onDelta' | 'onToolCall'>>,
     ): Promise<{ id: string; created: number; answer: Promise<GenerateResult> }> {
-      const { prepared, answer } = await begin(call, { onDelta, deltaIntervalMs: DELTA_INTERVAL_MS });
+      const { prepared, answer } = await begin(call, { ...deltas, deltaIntervalMs: DELTA_INTERVAL_MS });
       const mapped = answer.catch((error: unknown) => {
         throw apiErrorOf(error);
       });

@@ -248,10 +248,10 @@ for (const kind of databaseKinds) {
       /"get_news", which is not among the tools \(get_weather, get_time\)/,
     );
     await refused({ tool_choice: 'required' }, 'tool_choice', /needs tools/);
-    await refused({ tools: [TOOLS[0], TOOLS[0]] }, 'tools[1].function.name', /repeats the function "get_weather"/);
+    await refused({ tools: [TOOLS[0], TOOLS[0]] }, 'tools.1.function.name', /repeats the function "get_weather"/);
     await refused(
       { tools: [TOOLS[0], { type: 'function', function: { name: 'bad', parameters: { type: 'city' } } }] },
-      'tools[1].function.parameters',
+      'tools.1.function.parameters',
       /is not a valid JSON Schema/,
     );
     await refused(
@@ -263,7 +263,7 @@ for (const kind of databaseKinds) {
           },
         ],
       },
-      'tools[0].function.parameters',
+      'tools.0.function.parameters',
       /names the JSON Schema dialect/,
     );
     // The contract's own validation: a tool that is not a function, a choice that is no choice.

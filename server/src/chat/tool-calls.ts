@@ -40,8 +40,8 @@ export function toolPlanOf({ tools = [], choice, parallel = true }: ToolRequest)
   names.forEach((name, index) => {
     if (names.indexOf(name) !== index) {
       throw errors.invalidParameter(
-        `tools[${index}].function.name`,
-        `tools[${index}].function.name repeats the function ${JSON.stringify(name)}; names must be unique.`,
+        `tools.${index}.function.name`,
+        `tools.${index}.function.name repeats the function ${JSON.stringify(name)}; names must be unique.`,
       );
     }
   });
@@ -54,7 +54,7 @@ export function toolPlanOf({ tools = [], choice, parallel = true }: ToolRequest)
   }
   const validators = new Map<string, { validate: ValidateFunction; param: string }>();
   tools.forEach((tool, index) => {
-    const param = `tools[${index}].function.parameters`;
+    const param = `tools.${index}.function.parameters`;
     validators.set(tool.function.name, {
       validate: compileSchema(tool.function.parameters ?? NO_PARAMETERS, param),
       param,

@@ -86,6 +86,23 @@ function errorsOfNestedVariant(found: AjvError[], operation: RouteMatch['operati
     );
     if (!Array.isArray(variants)) continue;
     const type = (walk(body, oneOf.instancePath.split('/').slice(2)) as { type?: unknown } | undefined)?.type;
+    const literals = variants.map(typeLiteralOf);
+    // A `type` none of the variants has is that field's error (the Responses API's `reasoning` input item: not
+    // "input.1.role is required" of the message variant), when every variant is named by one.
+    if (
+      typeof type === 'string' &&
+      literals.every((literal) => typeof literal === 'string') &&
+      !literals.includes(type)
+    )
+      return [
+        {
+          instancePath: `${oneOf.instancePath}/type`,
+          schemaPath: `${oneOf.schemaPath}`,
+          keyword: 'enum',
+          message: 'is not a known type',
+          params: { allowedValues: literals },
+        },
+      ];
     const variantOf = (e: AjvError) => Number(e.schemaPath.slice(oneOf.schemaPath.length + 1).split('/')[0]);
     const wrongType = new Set(
       found.filter((e) => e.keyword === 'type' && e.instancePath === oneOf.instancePath).map(variantOf),
@@ -101,6 +118,34 @@ function errorsOfNestedVariant(found: AjvError[], operation: RouteMatch['operati
     if (index >= 0 && chosen.length > 0) return chosen;
   }
   return found;
+}
+
+/**
+ * A wrong `type` of an object is its error, before the fields that type would have needed (a Responses tool of type
+ * `web_search`: "tools.0.type must be equal to constant", not "tools.0.name is required"). Validation stops at its
+ * first error, and `required` is checked before `properties`, so the type is checked here.
+ */
+function typeErrorFirst(found: AjvError[], operation: RouteMatch['operation'], body: unknown): AjvError[] {
+  const [first] = found;
+  const prefix = '#/properties/requestBody/';
+  if (first?.keyword !== 'required' || !first.schemaPath.startsWith(prefix)) return found;
+  const walk = (root: unknown, path: string[]) =>
+    path.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
+  const schemaPath = first.schemaPath.slice(prefix.length).split('/').slice(0, -1);
+  const allowed = (
+    walk(bodySchemaOf(operation, 'application/json'), schemaPath) as
+      { properties?: { type?: { enum?: unknown[] } } } | undefined
+  )?.properties?.type?.enum;
+  const type = (walk(body, first.instancePath.split('/').slice(2)) as { type?: unknown } | undefined)?.type;
+  if (!allowed || type === undefined || allowed.includes(type)) return found;
+  const wrongType = {
+    instancePath: `${first.instancePath}/type`,
+    schemaPath: `${first.schemaPath.slice(0, -'/required'.length)}/properties/type/enum`,
+    keyword: 'enum',
+    message: 'is not a known type',
+    params: { allowedValues: allowed },
+  };
+  return [wrongType, ...found];
 }
 
 /** Turns a validation error into the contract's 400 with `param` as a dotted path (404 for an unknown model). */
@@ -243,7 +288,11 @@ export function dispatch(deps: DispatchDeps) {
     if (result.errors.length > 0) {
       const exclusive = exclusiveFieldsError(result.errors, bodySchemaOf(operation, mediaType));
       if (exclusive) throw exclusive;
-      const [first] = errorsOfNestedVariant(errorsOfChosenVariant(result.errors, operation, body), operation, body);
+      const [first] = typeErrorFirst(
+        errorsOfNestedVariant(errorsOfChosenVariant(result.errors, operation, body), operation, body),
+        operation,
+        body,
+      );
       throw validationError(first!, operation, ctx.path, body);
     }
     // Query values arrive as strings; validation coerced a copy to the contract's types, which handlers receive.

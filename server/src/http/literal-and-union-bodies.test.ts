@@ -133,7 +133,7 @@ const before: Record<string, unknown[]> = {
     400,
     'invalid_parameter',
     'response_format.type',
-    'response_format.type must be equal to constant.',
+    'response_format.type must be one of text, json_object, json_schema.',
   ],
   'chat: json_schema without its schema': [
     400,

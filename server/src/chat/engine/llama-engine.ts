@@ -176,7 +176,7 @@ export async function createLlamaEngine(options: LlamaEngineOptions): Promise<Lo
         try {
           await schemaGrammar(tool.parameters);
         } catch (error) {
-          const param = `tools[${index}].function.parameters`;
+          const param = `tools.${index}.function.parameters`;
           throw new ChatEngineError(
             'invalid_tool',
             `${param} cannot be turned into a grammar: ${(error as Error).message}`,

@@ -3,7 +3,7 @@
 import { accountOf, type HandlerGroup, type Reply } from '../../http/operation.ts';
 import type { ChatService } from '../chat-service.ts';
 import { SSE_HEADERS } from '../sse-stream.ts';
-import { responseIdsOf, responseOf } from './response-object.ts';
+import { outputOf, responseIdsOf, responseOf } from './response-object.ts';
 import { callOfResponse, responsesErrorOf } from './responses-call.ts';
 import { streamResponse } from './responses-stream.ts';
 
@@ -20,15 +20,17 @@ export function responsesHandlers(chat: ChatService): HandlerGroup {
         throw responsesErrorOf(error);
       });
       const [choice] = completion.choices;
+      const calls = choice?.message.tool_calls ?? [];
       const result = {
         content: choice?.message.content ?? '',
-        finishReason: choice?.finish_reason === 'length' ? ('length' as const) : ('stop' as const),
+        finishReason: choice?.finish_reason ?? 'stop',
         promptTokens: completion.usage.prompt_tokens,
         completionTokens: completion.usage.completion_tokens,
       };
+      const ids = responseIdsOf(completion.id, completion.created);
       return {
         status: 200,
-        body: responseOf(body, call.temperature, responseIdsOf(completion.id, completion.created), result),
+        body: responseOf(body, call.temperature, ids, { result, output: outputOf(ids, result, calls) }),
       };
     },
   };
