@@ -69,6 +69,10 @@ function errorsOfChosenVariant(found: AjvError[], operation: RouteMatch['operati
   return chosen.length > 0 ? chosen : found;
 }
 
+/** The value at a path of keys in a document (a body or a schema), or undefined. */
+const walk = (root: unknown, path: string[]) =>
+  path.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
+
 /**
  * The same for a nested `oneOf`: the errors of the variant the client meant are the useful ones. The variant is the
  * one named by a `type` literal (chat `response_format`: `json_schema.name` missing rather than "json_schema is not a
@@ -78,8 +82,6 @@ function errorsOfChosenVariant(found: AjvError[], operation: RouteMatch['operati
 function errorsOfNestedVariant(found: AjvError[], operation: RouteMatch['operation'], body: unknown): AjvError[] {
   const prefix = '#/properties/requestBody/';
   for (const oneOf of found.filter((e) => e.keyword === 'oneOf' && e.schemaPath.startsWith(prefix))) {
-    const walk = (root: unknown, path: string[]) =>
-      path.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
     const variants = walk(
       bodySchemaOf(operation, 'application/json'),
       oneOf.schemaPath.slice(prefix.length).split('/'),
@@ -129,8 +131,6 @@ function typeErrorFirst(found: AjvError[], operation: RouteMatch['operation'], b
   const [first] = found;
   const prefix = '#/properties/requestBody/';
   if (first?.keyword !== 'required' || !first.schemaPath.startsWith(prefix)) return found;
-  const walk = (root: unknown, path: string[]) =>
-    path.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], root);
   const schemaPath = first.schemaPath.slice(prefix.length).split('/').slice(0, -1);
   const allowed = (
     walk(bodySchemaOf(operation, 'application/json'), schemaPath) as
