@@ -20,7 +20,6 @@ import { bodyOf, call } from './stateful/steps.ts';
 import { transcriptionLifecycle } from './stateful/transcription-lifecycle.ts';
 import { v2Lifecycle } from './stateful/v2-lifecycle.ts';
 import { documentedModels } from './stateful/documented-models.ts';
-import { queuedUploads } from './stateful/queued-uploads.ts';
 
 async function chatModelListed(run: RunContext, actor: Actor): Promise<boolean> {
   const models = bodyOf<{ data?: { type?: string; status?: string }[] }>(
@@ -38,20 +37,18 @@ export async function runStateful(run: RunContext): Promise<void> {
     return undefined;
   });
   try {
-    const [owner, v2Owner, linkOwner, deleter, streamer, outcomes, quota, jobs, models, queued, slow] =
-      await Promise.all([
-        actor('lifecycle'),
-        actor('v2'),
-        actor('links'),
-        actor('deletions'),
-        actor('stream-billing'),
-        actor('outcomes'),
-        actor('v2-chat', 1000),
-        actor('jobs', 1000),
-        actor('models'),
-        actor('queued'),
-        run.options.slow ? actor('slow', 1000) : undefined,
-      ]);
+    const [owner, v2Owner, linkOwner, deleter, streamer, outcomes, quota, jobs, models, slow] = await Promise.all([
+      actor('lifecycle'),
+      actor('v2'),
+      actor('links'),
+      actor('deletions'),
+      actor('stream-billing'),
+      actor('outcomes'),
+      actor('v2-chat', 1000),
+      actor('jobs', 1000),
+      actor('models'),
+      run.options.slow ? actor('slow', 1000) : undefined,
+    ]);
     const chatModel = await chatModelListed(run, owner);
     const [lifecycle, v2TaskId] = await Promise.all([
       transcriptionLifecycle(run, owner, receiver),
@@ -74,7 +71,6 @@ export async function runStateful(run: RunContext): Promise<void> {
         .then(() => goneWebhook(run, outcomes, receiver)),
       concurrentJobs(run, jobs, receiver),
       documentedModels(run, models),
-      queuedUploads(run, queued),
       provision ? noOverspend(run, provision) : undefined,
       v2ChatNotReady(run, quota, receiver).then(() =>
         chatModel

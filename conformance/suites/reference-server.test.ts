@@ -40,8 +40,8 @@ const LIMIT_MS = (kind: DatabaseKind) => (kind === SLOW_ON ? 240_000 : 180_000);
 /**
  * The servers have the tiny model as `service-mini` only: `service-pro` answers 503 engine_unavailable (the only 503
  * a reference server gives on purpose), so the rules of the `service-pro-chat` case are not run, with that reason.
- * (The mutant runner gives the tiny model as `service-pro` too, and kills that case's mutant; here, with it installed,
- * an idle stream of the --slow run was not closed 4408 within 60 s.)
+ * (The mutant runner gives the tiny model as `service-pro` too, and kills that case's mutant; a server without it
+ * is also what keeps the three 503 engine_unavailable rules provoked here.)
  */
 const proRules = new Set(
   loadLedger()
