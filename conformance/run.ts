@@ -109,7 +109,11 @@ export async function runSuite(options: RunOptions, recorder = new Recorder()): 
     selectedOperations: new Set(run.operations().map((o) => o.id)),
     notRunByOperation: new Map(recorder.notRun.map((n) => [n.operation ?? n.what, n.reason])),
     notRunByPhase: new Map(recorder.notRun.flatMap((n) => (n.phase ? [[n.phase, `${n.what}: ${n.reason}`]] : []))),
-    casesNotRun: casesNotRun(options),
+    // the named cases the options leave out, and those a scenario could not run on this server (with its reason)
+    casesNotRun: new Map([
+      ...casesNotRun(options),
+      ...recorder.notRun.flatMap((n) => (n.case ? [[n.case, `${n.what}: ${n.reason}`] as [string, string]] : [])),
+    ]),
   });
   const elapsedMs = performance.now() - started;
   const requests = client.requests + bootstrap.requests;

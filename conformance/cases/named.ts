@@ -17,6 +17,10 @@ export const NAMED_CASES: Record<string, { needs?: 'slow'; where: string }> = {
   'concurrent-jobs': { where: 'stateful/limits.ts: an async create past the concurrent tasks (429)' },
   'webhook-410': { where: 'stateful/limits.ts: a webhook whose endpoint answered 410, listed disabled' },
   'blocked-account': { where: 'stateful/account-states.ts: v3, v1 and v2 calls of a blocked account (403)' },
+  'whisper-1-alias': { where: 'stateful/documented-models.ts: a transcription with whisper-1 (200)' },
+  'service-pro-chat': {
+    where: 'stateful/documented-models.ts: v3 chat with service-pro (200), not run when it is not available',
+  },
   'blocked-webhook-update': { where: 'stateful/account-states.ts: a webhook update of a blocked account (409)' },
 };
 

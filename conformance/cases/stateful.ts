@@ -19,6 +19,7 @@ import type { Actor } from './stateful/steps.ts';
 import { bodyOf, call } from './stateful/steps.ts';
 import { transcriptionLifecycle } from './stateful/transcription-lifecycle.ts';
 import { v2Lifecycle } from './stateful/v2-lifecycle.ts';
+import { documentedModels } from './stateful/documented-models.ts';
 
 async function chatModelListed(run: RunContext, actor: Actor): Promise<boolean> {
   const models = bodyOf<{ data?: { type?: string; status?: string }[] }>(
@@ -36,7 +37,7 @@ export async function runStateful(run: RunContext): Promise<void> {
     return undefined;
   });
   try {
-    const [owner, v2Owner, linkOwner, deleter, streamer, outcomes, quota, jobs, slow] = await Promise.all([
+    const [owner, v2Owner, linkOwner, deleter, streamer, outcomes, quota, jobs, models, slow] = await Promise.all([
       actor('lifecycle'),
       actor('v2'),
       actor('links'),
@@ -45,6 +46,7 @@ export async function runStateful(run: RunContext): Promise<void> {
       actor('outcomes'),
       actor('v2-chat', 1000),
       actor('jobs', 1000),
+      actor('models'),
       run.options.slow ? actor('slow', 1000) : undefined,
     ]);
     const chatModel = await chatModelListed(run, owner);
@@ -68,6 +70,7 @@ export async function runStateful(run: RunContext): Promise<void> {
         .then(() => priceOrder(run, outcomes))
         .then(() => goneWebhook(run, outcomes, receiver)),
       concurrentJobs(run, jobs, receiver),
+      documentedModels(run, models),
       provision ? noOverspend(run, provision) : undefined,
       v2ChatNotReady(run, quota, receiver).then(() =>
         chatModel

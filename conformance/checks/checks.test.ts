@@ -567,6 +567,18 @@ test('state_machine_conformance: backwards progress, an undocumented move and co
   );
 });
 
+test('state_machine_conformance: a task read while its link is fetched must be downloading (or final)', () => {
+  const created = poll('created', 0);
+  const trace = (read: Exchange) => ({ observations: [read], fetching: [read] });
+  assert.is(
+    runTrace('state_machine_conformance', trace(created))[0]!.title,
+    'A task whose link is being fetched does not show downloading',
+  );
+  assert.is(runTrace('state_machine_conformance', trace(poll('ready', 0))).length, 1);
+  assert.is(runTrace('state_machine_conformance', trace(poll('downloading', 0))).length, 0);
+  assert.is(runTrace('state_machine_conformance', trace(poll('cancelled', 0))).length, 0);
+});
+
 test('billing_consistency: a charge different from the quote fails (floor instead of ceil); equal passes', () => {
   assert.is(runTrace('billing_consistency', { task: TASK, quoted: 1.5, charged: { ledger: 0 } }).length, 1);
   assert.is(
@@ -577,6 +589,18 @@ test('billing_consistency: a charge different from the quote fails (floor instea
     }).length,
     0,
   );
+});
+
+test('billing_consistency: a completed task without minutes_billed fails; one with its billing fields passes', () => {
+  const task = { id: TASK, status: 'completed', minutes_billed: 1, duration_minutes: 0.5, cost: 1.5 };
+  const read = (data: Record<string, unknown>) =>
+    crafted('GET', `/v3/transcriptions/status/${TASK}`, 200, { data }, RATE_HEADERS);
+  const without = { ...task } as Record<string, unknown>;
+  delete without.minutes_billed;
+  const failed = runTrace('billing_consistency', { task: TASK, quoted: 1.5, charged: {}, completed: read(without) });
+  assert.is(failed[0]!.title, 'A completed task without its billing fields');
+  assert.match(failed[0]!.message, /minutes_billed/);
+  assert.is(runTrace('billing_consistency', { task: TASK, quoted: 1.5, charged: {}, completed: read(task) }).length, 0);
 });
 
 test('webhook_signature_conformance: a bad signature, a changed id and a missing delivery fail; a good one passes', () => {

@@ -2,8 +2,9 @@
 // the interface document's state machine, written here so a looser `--spec` cannot weaken it: the transitions
 // table, rule 3's moves into `failed` before or during the download, and the contract's cancel extension
 // (`created`/`downloading`/`ready` → `cancelled`). Polls may skip states between two reads; final states never
-// change; an uploaded file starts `ready` (rule 1); `progress` is an integer 0–100 that never goes down and is 100
-// when completed; `result` is there exactly when the task is completed and `error` exactly when it failed. The same
+// change; an uploaded file starts `ready` (rule 1); a task read while its link is being fetched is `downloading`;
+// `progress` is an integer 0–100 that never goes down and is 100 when completed; `result` is there exactly when the
+// task is completed and `error` exactly when it failed. The same
 // per-task rules hold for the tasks a list answer shows, and a webhook event carries its event's final state (with
 // `error` only on `transcription.failed`), the one the status reads ended in. A v2 task's reads move forward only
 // along the document's v2 states (pending → processing → completed; failed and cancelled, the contract's extension,
@@ -28,6 +29,11 @@ export interface StateMachineTrace {
   events?: WebhookEvent[];
   /** The reads of one v2 task, in order. */
   v2Observations?: Exchange[];
+  /**
+   * Reads of a task from a link taken while the suite's media server was still holding back the link's answer: the
+   * server is fetching it, so the task shows `downloading` (or a final state it reached meanwhile).
+   */
+  fetching?: Exchange[];
 }
 
 /** The order of the v2 states: a read may skip ahead, never go back; the final ones share the last rank. */
@@ -207,6 +213,16 @@ export function state_machine_conformance(trace: StateMachineTrace) {
     for (const item of items as TaskView[])
       if (item && typeof item.status === 'string')
         findings.push(...snapshotFindings(item, exchange, `listed task ${String(item.id)}`));
+  }
+  for (const exchange of trace.fetching ?? []) {
+    const view = taskOf(exchange);
+    if (view && view.status !== 'downloading' && !FINAL_STATES.has(view.status))
+      findings.push({
+        title: 'A task whose link is being fetched does not show downloading',
+        message: `status ${view.status} while the link's answer was still on its way (created → downloading → ready)`,
+        severity: 'high',
+        exchange,
+      });
   }
   findings.push(...v2Findings(trace.v2Observations ?? []));
   const finalStatus = previous && FINAL_STATES.has(previous.view.status) ? previous.view : undefined;

@@ -71,4 +71,6 @@ export interface NotRun {
   operation?: string;
   phase?: Phase;
   reason: string;
+  /** The named case that did not run for this reason: its rules are then not run with it. */
+  case?: string;
 }

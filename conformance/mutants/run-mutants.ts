@@ -86,7 +86,9 @@ async function main(): Promise<number> {
   }
   const mutants = selectMutants(CATALOG, positionals, values.rule ?? []);
   const started = performance.now();
-  const server = await startServer('sqlite', { SCRIBE_MINI_MODEL: await tinyModelPath() });
+  // the tiny model serves both chat models the document lists, so a mutant of either meets a real answer
+  const tiny = await tinyModelPath();
+  const server = await startServer('sqlite', { SCRIBE_MINI_MODEL: tiny, SCRIBE_PRO_MODEL: tiny });
   const options = parseOptions(['--base-url', server.baseUrl]);
   const proxy = await startProxy(server.baseUrl, loadSpec(options.openapi, options.asyncapi));
   const suite = (args: string[]) =>

@@ -1,8 +1,10 @@
 // Scenario: tasks from a link and cancellation. A task from a link to the suite's media server runs through
-// created → downloading → ready → processing → completed; a task from a link that answers slowly is cancelled
-// while it downloads (200, cancelled, and a second cancel is 409). When the server refuses the suite's address,
+// created → downloading → ready → processing → completed; a task from a link that answers slowly is read while the
+// suite's media server holds its answer back (it must show `downloading`), then cancelled while it downloads (200,
+// cancelled, and a second cancel is 409). When the server refuses the suite's address,
 // an uploaded task is cancelled right away instead (200, or 409 if recognition already started). The balance is
 // read around each task: the completed one is captured once, the cancelled one's reservation released.
+import { randomUUID } from 'node:crypto';
 import type { RunContext } from '../../core/run-context.ts';
 import type { BalanceReading } from '../../checks/reservation-consistency.ts';
 import type { Exchange } from '../../core/types.ts';
@@ -17,16 +19,17 @@ async function cancelAndFollow(
   before: BalanceReading | undefined,
   allowed: number[],
   reason: string,
+  fetching: Exchange[] = [],
 ) {
   const cancelled = await call(run, actor, 'cancelTranscription', {
     label: 'cancel',
     path: { id: taskId },
     expectation: { kind: 'status', statuses: allowed, reason },
   });
-  const observations: Exchange[] = cancelled ? [cancelled] : [];
+  const observations: Exchange[] = [...fetching, ...(cancelled ? [cancelled] : [])];
   observations.push(...(await pollTask(run, actor, taskId)));
   observations.push(...(await traceTaskReservation(run, actor, taskId, { before, holding: [], observations })));
-  run.trace('state_machine_conformance', { observations }, 'stateful', 'cancelTranscription');
+  run.trace('state_machine_conformance', { observations, fetching }, 'stateful', 'cancelTranscription');
   const status = bodyOf<{ data?: { status?: string } }>(observations.at(-1))?.data?.status;
   if (status && ['completed', 'failed', 'cancelled'].includes(status))
     await call(run, actor, 'cancelTranscription', {
@@ -60,13 +63,31 @@ export async function linkAndCancel(run: RunContext, actor: Actor, receiver: Rec
       observations.push(...(await traceTaskReservation(run, actor, taskId, { before, holding, observations })));
       run.trace('state_machine_conformance', { observations }, 'stateful', 'createAsyncTranscription');
       const beforeSlow = await readBalance(run, actor, 'before a task from a slow link');
+      const tag = randomUUID();
       const slow = await call(run, actor, 'createAsyncTranscription', {
         label: 'create from a slow link',
-        body: { url: `${receiver.baseUrl}/media/slow.wav`, language: 'en' },
+        body: { url: `${receiver.baseUrl}/media/slow.wav?fetch=${tag}`, language: 'en' },
         expectation: { kind: 'status', statuses: [202], reason: 'the same link host was accepted a moment ago' },
       });
       const slowId = bodyOf<{ transcription_id?: string }>(slow)?.transcription_id;
-      if (slowId) await cancelAndFollow(run, actor, slowId, beforeSlow, [200], 'cancel while the media is downloading');
+      // read while the media server holds the link's answer back: the task is downloading it at that moment
+      const fetching =
+        slowId && (await receiver.fetching(tag, 4000))
+          ? await call(run, actor, 'getTranscriptionStatus', {
+              label: 'read while its link downloads',
+              path: { id: slowId },
+            })
+          : undefined;
+      if (slowId)
+        await cancelAndFollow(
+          run,
+          actor,
+          slowId,
+          beforeSlow,
+          [200],
+          'cancel while the media is downloading',
+          fetching ? [fetching] : [],
+        );
     } else {
       run.recorder.skipped({
         what: 'tasks from a link',

@@ -12,6 +12,11 @@ export interface Receiver {
   baseUrl: string;
   /** Deliveries received at /hooks/<name>. */
   deliveries(name: string): ReceivedWebhook[];
+  /**
+   * Waits until a request for /media/slow.wav?fetch=<tag> has arrived and its answer is still held back (the server
+   * is downloading that link at this moment), or `timeoutMs` passes; whether it did.
+   */
+  fetching(tag: string, timeoutMs: number): Promise<boolean>;
   /** Waits until a delivery at /hooks/<name> satisfies `match`, or `timeoutMs` passes. */
   waitFor(name: string, match: (body: unknown) => boolean, timeoutMs: number): Promise<ReceivedWebhook | undefined>;
   close(): Promise<void>;
@@ -21,6 +26,8 @@ export async function startReceiver(host: string, audioPath: string, slowMs = 60
   const received = new Map<string, ReceivedWebhook[]>();
   const audio = readFileSync(audioPath);
   const timers = new Set<NodeJS.Timeout>();
+  /** The `fetch` tags of slow downloads whose answer is still held back. */
+  const holding = new Set<string>();
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://receiver');
     const chunks: Buffer[] = [];
@@ -49,8 +56,15 @@ export async function startReceiver(host: string, audioPath: string, slowMs = 60
             response.writeHead(200, { 'Content-Type': 'audio/wav', 'Content-Length': audio.length }).end(audio);
         };
         if (url.pathname === '/media/slow.wav') {
+          const tag = url.searchParams.get('fetch');
+          if (tag) {
+            holding.add(tag);
+            // a download the server gave up (a cancelled task) is no longer being fetched
+            response.once('close', () => holding.delete(tag));
+          }
           const timer = setTimeout(() => {
             timers.delete(timer);
+            if (tag) holding.delete(tag);
             send();
           }, slowMs);
           timers.add(timer);
@@ -68,6 +82,13 @@ export async function startReceiver(host: string, audioPath: string, slowMs = 60
   return {
     baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     deliveries: (name) => received.get(name) ?? [],
+    async fetching(tag, timeoutMs) {
+      for (const deadline = Date.now() + timeoutMs; !holding.has(tag);) {
+        if (Date.now() > deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return true;
+    },
     async waitFor(name, match, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

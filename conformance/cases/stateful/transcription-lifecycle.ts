@@ -126,6 +126,7 @@ export async function transcriptionLifecycle(
         {
           task: taskId,
           quoted,
+          completed: observations.at(-1),
           charged: {
             'the task cost': task?.data?.cost,
             'the ledger capture': await ledgerCapture(run, actor, taskId),

@@ -3,9 +3,10 @@
 // with no credentials (text, JSON, PDF), each also through its one-format operation (`/v2/results/{id}.pdf`); a
 // link with a tampered signature is refused 403; a question is asked about the transcript. Then signature_enforcement:
 // the same signed read with each signature header missing, a tampered signature, a timestamp outside the window
-// (both sides), a signature over a wrong canonical string (a trailing newline, the parts swapped) and another secret
-// → 401, while the correctly signed one is let in.
-import { randomBytes } from 'node:crypto';
+// (both sides) or in milliseconds, a signature over a wrong canonical string (a trailing newline, the parts swapped),
+// another secret, and the version 1 signature sent as `X-Signature-Version: 2` → 401, while the correctly signed one
+// and a version 2 one over its own canonical string are let in; and the v1 usage report without its signature → 401.
+import { createHash, randomBytes } from 'node:crypto';
 import { hmacHeaders } from '../../core/client.ts';
 import { sleep } from '../../core/rate-limiter.ts';
 import { sign } from '../../core/v1-signature.ts';
@@ -15,6 +16,7 @@ import { bodyOf, call, followReadLinks, type Actor, needs } from './steps.ts';
 
 const FINAL_V2 = new Set(['completed', 'failed', 'cancelled']);
 const SKEW_SECONDS = 301 + 60; // beyond the document's ±300 s window, with room for clock differences
+const EMPTY_BODY_SHA256 = createHash('sha256').digest('hex');
 
 interface V2Task {
   data?: { status?: string; results?: { text?: string; json?: string; pdf?: string } | null };
@@ -164,11 +166,63 @@ async function signatureEnforcement(run: RunContext, actor: Actor, id: string): 
       valid: false,
       headers: hmacHeaders(actor.publicKey!, randomBytes(32).toString('hex')),
     },
+    // "Current Unix time in seconds": the same instant in milliseconds, correctly signed, is not a valid timestamp
+    {
+      variant: 'timestamp in milliseconds',
+      valid: false,
+      headers: hmacHeaders(actor.publicKey!, actor.secret!, Date.now()),
+    },
+    // the contract's version 2 covers the method, the path and the body: signed over that string it is let in,
+    // and the version 1 signature sent as version 2 is not (the server must check what the version names)
+    { variant: 'X-Signature-Version: 2 over its canonical string', valid: true, headers: version2(actor, 'GET', path) },
+    {
+      variant: 'X-Signature-Version: 2 with the version 1 signature',
+      valid: false,
+      headers: { ...good(), 'X-Signature-Version': '2' },
+    },
   ];
   const probes: Array<{ variant: string; valid: boolean; exchange: Exchange }> = [];
   for (const { variant, valid, headers } of variants) {
     const exchange = await run.exchange(
       { method: 'GET', path, headers: {} },
+      { phase: 'stateful', label: `signature: ${variant}`, operation, credentials: actor, auth: { headers } },
+    );
+    if (exchange) probes.push({ variant, valid, exchange });
+  }
+  run.trace('signature_enforcement', { probes }, 'stateful', operation.id);
+  await v1SignatureEnforcement(run, actor);
+}
+
+/** The contract's version 2 signature headers of a request without a body. */
+function version2(actor: Actor, method: string, pathAndQuery: string): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const canonical = `${actor.publicKey!}\n${timestamp}\n${method}\n${pathAndQuery}\n${EMPTY_BODY_SHA256}`;
+  return {
+    'X-Public-Key': actor.publicKey!,
+    'X-Timestamp': timestamp,
+    'X-Signature': sign(actor.secret!, canonical),
+    'X-Signature-Version': '2',
+  };
+}
+
+/** "All v2 and v1 endpoints use the signed-header authentication": the v1 usage report, signed and not. */
+async function v1SignatureEnforcement(run: RunContext, actor: Actor): Promise<void> {
+  if (!run.isSelected('getBillingUsage')) return;
+  const operation = run.spec.byId('getBillingUsage');
+  const good = () => hmacHeaders(actor.publicKey!, actor.secret!);
+  const variants: Array<{ variant: string; valid: boolean; headers: Record<string, string> }> = [
+    { variant: 'v1 correctly signed', valid: true, headers: good() },
+    {
+      variant: 'v1 without X-Signature',
+      valid: false,
+      headers: Object.fromEntries(Object.entries(good()).filter(([header]) => header !== 'X-Signature')),
+    },
+    { variant: 'v1 without any signature header', valid: false, headers: {} },
+  ];
+  const probes: Array<{ variant: string; valid: boolean; exchange: Exchange }> = [];
+  for (const { variant, valid, headers } of variants) {
+    const exchange = await run.exchange(
+      { method: 'GET', path: operation.path, headers: {} },
       { phase: 'stateful', label: `signature: ${variant}`, operation, credentials: actor, auth: { headers } },
     );
     if (exchange) probes.push({ variant, valid, exchange });

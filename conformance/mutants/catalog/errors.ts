@@ -76,9 +76,19 @@ const CONCURRENT = [
   ...STATEFUL,
   ...only('createAsyncTranscription', 'cancelTranscription', 'getTranscriptionStatus', 'createWebhook'),
 ];
+// the free-quota scenario (the one that meets 402 INSUFFICIENT_FUNDS on the chat) also asks which chat models are
+// listed, reads the balance and takes it to 0: without those operations it is not run
 const V2_CHAT = [
   ...STATEFUL,
-  ...only('createV2Transcription', 'getV2Transcription', 'createV2TranscriptChatCompletion', 'getBillingUsage'),
+  ...only(
+    'createV2Transcription',
+    'getV2Transcription',
+    'createV2TranscriptChatCompletion',
+    'getBillingUsage',
+    'listModels',
+    'getAccount',
+    'topUpAccount',
+  ),
 ];
 
 export const ERRORS: Mutant[] = [

@@ -9,6 +9,8 @@ import { on, body, inData, accept, EX, STATEFUL, only } from './operators.ts';
 const TASKS = [...STATEFUL, ...only('getTranscriptionStatus', 'createAsyncTranscription', 'calculatePrice')];
 const V2 = [...STATEFUL, ...only('createV2Transcription', 'getV2Transcription', 'downloadV2TranscriptionResult')];
 const STREAMING = ['--phases', 'streaming'];
+/** The scenario that sends every model the document names (documented-models.ts). */
+const MODELS = [...STATEFUL, ...only('createOpenAiAudioTranscription', 'listModels', 'createChatCompletion')];
 
 /** A task read whose first final state `final` is kept, and every later read of it edited. */
 const afterFinal = (final: string, edit: (task: Record<string, unknown>) => void) =>
@@ -129,6 +131,8 @@ const MUTANTS: Mutant[] = [
     name: 'a link task skips downloading',
     category: 'state machine',
     rules: ['states.v3.edge.created-downloading', 'states.v3.edge.downloading-ready'],
+    // the link scenario reads its slow-link task while the suite's media server holds the answer back
+    args: [...STATEFUL, ...only('createAsyncTranscription', 'getTranscriptionStatus', 'cancelTranscription')],
     response: on(
       'getTranscriptionStatus',
       body(
@@ -239,6 +243,8 @@ const MUTANTS: Mutant[] = [
     name: 'accept a v1 request without a signature',
     category: 'auth',
     rules: ['endpoints.v2-v1-signed'],
+    // the signature variants of the v2 scenario end with the v1 usage report signed and not
+    args: [...STATEFUL, ...only('createV2Transcription', 'getV2Transcription', 'getBillingUsage')],
     response: accept((q, r) => r.status === 401 && q.path.startsWith('/v1/') && !q.headers['x-signature']),
   },
   {
@@ -289,6 +295,8 @@ const MUTANTS: Mutant[] = [
     name: 'stream session creation not rate limited',
     category: 'validation',
     rules: ['limits.rate.all-requests'],
+    // the burst scenario: reads up to the limit, then stream sessions past it
+    args: [...STATEFUL, ...only('listModels', 'getBillingUsage', 'listApiKeys', 'createStreamSession')],
     response: accept((q, r) => r.status === 429 && q.operation?.id === 'createStreamSession'),
   },
   // refuse what must be let in
@@ -296,6 +304,7 @@ const MUTANTS: Mutant[] = [
     name: 'refuse whisper-1',
     category: 'validation',
     rules: ['api.whisper-1-alias'],
+    args: MODELS,
     response: on('createOpenAiAudioTranscription', (q, r) =>
       r.status === 200 && q.body.includes('whisper-1')
         ? withJson(
@@ -310,6 +319,7 @@ const MUTANTS: Mutant[] = [
     name: 'refuse service-pro',
     category: 'validation',
     rules: ['overview.chat.two-models'],
+    args: MODELS,
     response: on('createChatCompletion', (q, r) =>
       r.status === 200 && q.body.includes('service-pro')
         ? withJson(
