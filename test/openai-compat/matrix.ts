@@ -579,6 +579,29 @@ export const MATRIX: Cell[] = [
   },
   {
     library: 'ai + @ai-sdk/openai-compatible',
+    call: 'generateText, streamText with tools (toolChoice required)',
+    expect: 'works',
+    async run(context) {
+      const { ai, provider } = await aiCompatible(context);
+      const { z } = await context.load('zod');
+      const model = provider.chatModel('service-mini');
+      const tools = {
+        get_weather: ai.tool({
+          description: 'The weather of a city.',
+          inputSchema: z.object({ city: z.string().max(12) }),
+        }),
+      };
+      const options = { model, tools, toolChoice: 'required', prompt: 'Weather in Paris?', maxRetries: 0 } as const;
+      const { toolCalls, finishReason } = await ai.generateText({ ...options, maxOutputTokens: 200 });
+      check(finishReason === 'tool-calls', `finishReason tool-calls (${finishReason})`);
+      check(toolCalls[0]?.toolName === 'get_weather' && typeof toolCalls[0].input.city === 'string', 'a tool call');
+      const streamed = ai.streamText({ ...options, maxOutputTokens: 200 });
+      const calls = await streamed.toolCalls;
+      check(calls[0]?.toolName === 'get_weather' && typeof calls[0].input.city === 'string', 'a streamed tool call');
+    },
+  },
+  {
+    library: 'ai + @ai-sdk/openai-compatible',
     call: 'embed, embedMany',
     expect: 'works',
     async run(context) {
