@@ -32,6 +32,25 @@ function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(`assertion: ${message}`);
 }
 
+/** The AI SDK's generateText and streamText with one tool and `toolChoice: 'required'`: a parsed call each time. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the libraries are typed in their own install folder
+async function requiredToolCalls(context: CellContext, ai: any, model: unknown): Promise<void> {
+  const { z } = await context.load('zod');
+  const tools = {
+    get_weather: ai.tool({
+      description: 'The weather of a city.',
+      inputSchema: z.object({ city: z.string().max(12) }),
+    }),
+  };
+  const options = { model, tools, toolChoice: 'required', prompt: 'Weather in Paris?', maxRetries: 0 } as const;
+  const { toolCalls, finishReason } = await ai.generateText({ ...options, maxOutputTokens: 200 });
+  check(finishReason === 'tool-calls', `finishReason tool-calls (${finishReason})`);
+  check(toolCalls[0]?.toolName === 'get_weather' && typeof toolCalls[0].input.city === 'string', 'a tool call');
+  const streamed = ai.streamText({ ...options, maxOutputTokens: 200 });
+  const calls = await streamed.toolCalls;
+  check(calls[0]?.toolName === 'get_weather' && typeof calls[0].input.city === 'string', 'a streamed tool call');
+}
+
 /** A zod object schema as every library's structured-output call takes it. */
 async function colourSchema(context: CellContext) {
   const { z } = await context.load('zod');
@@ -502,21 +521,7 @@ export const MATRIX: Cell[] = [
     expect: 'works',
     async run(context) {
       const { ai, openai } = await aiSdk(context);
-      const { z } = await context.load('zod');
-      const model = openai.chat('service-mini');
-      const tools = {
-        get_weather: ai.tool({
-          description: 'The weather of a city.',
-          inputSchema: z.object({ city: z.string().max(12) }),
-        }),
-      };
-      const options = { model, tools, toolChoice: 'required', prompt: 'Weather in Paris?', maxRetries: 0 } as const;
-      const { toolCalls, finishReason } = await ai.generateText({ ...options, maxOutputTokens: 200 });
-      check(finishReason === 'tool-calls', `finishReason tool-calls (${finishReason})`);
-      check(toolCalls[0]?.toolName === 'get_weather' && typeof toolCalls[0].input.city === 'string', 'a tool call');
-      const streamed = ai.streamText({ ...options, maxOutputTokens: 200 });
-      const calls = await streamed.toolCalls;
-      check(calls[0]?.toolName === 'get_weather' && typeof calls[0].input.city === 'string', 'a streamed tool call');
+      await requiredToolCalls(context, ai, openai.chat('service-mini'));
     },
   },
   {
@@ -583,21 +588,7 @@ export const MATRIX: Cell[] = [
     expect: 'works',
     async run(context) {
       const { ai, provider } = await aiCompatible(context);
-      const { z } = await context.load('zod');
-      const model = provider.chatModel('service-mini');
-      const tools = {
-        get_weather: ai.tool({
-          description: 'The weather of a city.',
-          inputSchema: z.object({ city: z.string().max(12) }),
-        }),
-      };
-      const options = { model, tools, toolChoice: 'required', prompt: 'Weather in Paris?', maxRetries: 0 } as const;
-      const { toolCalls, finishReason } = await ai.generateText({ ...options, maxOutputTokens: 200 });
-      check(finishReason === 'tool-calls', `finishReason tool-calls (${finishReason})`);
-      check(toolCalls[0]?.toolName === 'get_weather' && typeof toolCalls[0].input.city === 'string', 'a tool call');
-      const streamed = ai.streamText({ ...options, maxOutputTokens: 200 });
-      const calls = await streamed.toolCalls;
-      check(calls[0]?.toolName === 'get_weather' && typeof calls[0].input.city === 'string', 'a streamed tool call');
+      await requiredToolCalls(context, ai, provider.chatModel('service-mini'));
     },
   },
   {

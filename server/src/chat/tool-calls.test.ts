@@ -9,27 +9,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { databaseKinds, useHarness, type Harness } from '../test-support/harness.ts';
 import { parseEvents, tinyModelPath } from './tiny-model-fixture.ts';
+import { TIME_PARAMETERS as TIME, WEATHER_PARAMETERS as WEATHER } from './tool-schemas-fixture.ts';
 
 const PRICES = JSON.stringify({ 'service-mini_prompt_tokens': 1000, 'service-mini_completion_tokens': 3000 });
 const ROUTE = '/v3/chat/completions';
 const USER = [{ role: 'user' as const, content: 'What is the weather in Paris, and what time is it there?' }];
 
-const WEATHER = {
-  type: 'object',
-  properties: {
-    city: { type: 'string' },
-    unit: { enum: ['celsius', 'fahrenheit'] },
-    days: { type: 'integer' },
-  },
-  required: ['city', 'unit', 'days'],
-  additionalProperties: false,
-};
-const TIME = {
-  type: 'object',
-  properties: { zone: { type: 'string' }, seconds: { type: 'boolean' } },
-  required: ['zone', 'seconds'],
-  additionalProperties: false,
-};
 const TOOLS = [
   { type: 'function', function: { name: 'get_weather', description: 'The weather of a city.', parameters: WEATHER } },
   { type: 'function', function: { name: 'get_time', description: 'The time in a zone.', parameters: TIME } },
