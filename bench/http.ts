@@ -71,10 +71,13 @@ async function startServers(dir: string, label: string): Promise<Servers> {
   return { label, process: child, ...(JSON.parse(first) as Omit<Servers, 'label' | 'process'>) };
 }
 
-/** CPU seconds a process has used so far, all its threads (utime + stime of /proc/PID/stat, 1/100 s ticks). */
-function cpuSecondsOf(pid: number): number {
+/**
+ * CPU seconds a process has used so far, all its threads, in user space and in the kernel (utime and stime of
+ * /proc/PID/stat, 1/100 s ticks): a V8 profile sees only the first, the sockets' system calls are the second.
+ */
+function cpuSecondsOf(pid: number): { user: number; kernel: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, kernel: Number(fields[12]) / 100 };
 }
 
 interface Run {
@@ -83,6 +86,9 @@ interface Run {
   p99: number;
   /** The servers process's CPU time per request, in microseconds. */
   cpuUs: number;
+  /** Of which in user space (JavaScript, V8, libuv) and in the kernel (system calls), in microseconds. */
+  userUs: number;
+  kernelUs: number;
 }
 
 // The load generator (autocannon) runs as its own process so it does not share the servers' event loop (2 cores: one
@@ -99,7 +105,9 @@ async function load(
   const args = [generator, url, String(connections), String(seconds), ...headerArgs];
   const cpuBefore = cpuSecondsOf(servers.process.pid!);
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
-  const cpu = cpuSecondsOf(servers.process.pid!) - cpuBefore;
+  const cpuAfter = cpuSecondsOf(servers.process.pid!);
+  const user = cpuAfter.user - cpuBefore.user;
+  const kernel = cpuAfter.kernel - cpuBefore.kernel;
   const result = JSON.parse(stdout) as {
     rps: number;
     p50: number;
@@ -110,7 +118,15 @@ async function load(
   };
   if (result.non2xx > 0 || result.errors > 0 || result.requests === 0)
     throw new Error(`${name}: ${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.rps, p50: result.p50, p99: result.p99, cpuUs: (cpu * 1e6) / result.requests };
+  const perRequest = (seconds: number) => (seconds * 1e6) / result.requests;
+  return {
+    rps: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    cpuUs: perRequest(user + kernel),
+    userUs: perRequest(user),
+    kernelUs: perRequest(kernel),
+  };
 }
 
 const runBare = (servers: Servers) => load(`${servers.label} bare`, servers, servers.bareUrl);
@@ -183,7 +199,8 @@ for (const servers of sides) {
     const of = (key: keyof Run) => runs.map((pair) => pair[side][key]);
     console.log(
       `${servers.label.padEnd(14)} ${side.padEnd(6)} req/s ${format(of('rps'), 0)}  p50 ${format(of('p50'), 2)} ms  ` +
-        `p99 ${format(of('p99'), 2)} ms  CPU ${format(of('cpuUs'), 1)} µs/request`,
+        `p99 ${format(of('p99'), 2)} ms  CPU ${format(of('cpuUs'), 1)} µs/request ` +
+        `(user ${format(of('userUs'), 1)}, kernel ${format(of('kernelUs'), 1)})`,
     );
   }
   const ratios = (key: keyof Run) => runs.map((pair) => pair.scribe[key] / pair.bare[key]);
@@ -223,6 +240,15 @@ if (old) {
         perRound((pair) => pair.bare.cpuUs),
         2,
       )}`,
+  );
+  console.log(
+    `head / ${old.label}, per round: scribe user CPU per request ${format(
+      perRound((pair) => pair.scribe.userUs),
+      2,
+    )}, scribe kernel CPU per request ${format(
+      perRound((pair) => pair.scribe.kernelUs),
+      2,
+    )}`,
   );
 }
 
