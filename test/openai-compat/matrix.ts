@@ -32,6 +32,26 @@ function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(`assertion: ${message}`);
 }
 
+/** The AI SDK's generateObject and streamObject (read to its end) with the colour schema: an object of it each time. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the libraries are typed in their own install folder
+async function zodObjects(context: CellContext, ai: any, model: unknown): Promise<void> {
+  const schema = await colourSchema(context);
+  const { object } = await ai.generateObject({ model, schema, prompt: 'A colour', maxRetries: 0, temperature: 0 });
+  check(isColour(object), 'an object of the schema');
+  const streamed = ai.streamObject({ model, schema, prompt: 'A colour', maxRetries: 0, temperature: 0 });
+  // The stream is read to its end (the AI SDK settles `object` only then).
+  for await (const partial of streamed.partialObjectStream) void partial;
+  check(isColour(await streamed.object), 'a streamed object of the schema');
+}
+
+/** The AI SDK's embed and embedMany: 512-dimension vectors, one per value. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the libraries are typed in their own install folder
+async function embeddings(ai: any, model: unknown): Promise<void> {
+  const one = await ai.embed({ model, value: 'hello', maxRetries: 0, temperature: 0 });
+  const many = await ai.embedMany({ model, values: ['a', 'b'], maxRetries: 0, temperature: 0 });
+  check(one.embedding.length === 512 && many.embeddings.length === 2, 'vectors');
+}
+
 /** The AI SDK's generateText and streamText with one tool and `toolChoice: 'required'`: a parsed call each time. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the libraries are typed in their own install folder
 async function requiredToolCalls(context: CellContext, ai: any, model: unknown): Promise<void> {
@@ -475,13 +495,7 @@ export const MATRIX: Cell[] = [
     async run(context) {
       const { ai, openai } = await aiSdk(context);
       const model = openai('service-mini');
-      const schema = await colourSchema(context);
-      const { object } = await ai.generateObject({ model, schema, prompt: 'A colour', maxRetries: 0, temperature: 0 });
-      check(isColour(object), 'an object of the schema');
-      const streamed = ai.streamObject({ model, schema, prompt: 'A colour', maxRetries: 0, temperature: 0 });
-      // The stream is read to its end (the AI SDK settles `object` only then).
-      for await (const partial of streamed.partialObjectStream) void partial;
-      check(isColour(await streamed.object), 'a streamed object of the schema');
+      await zodObjects(context, ai, model);
     },
   },
   {
@@ -506,13 +520,7 @@ export const MATRIX: Cell[] = [
     async run(context) {
       const { ai, openai } = await aiSdk(context);
       const model = openai.chat('service-mini');
-      const schema = await colourSchema(context);
-      const { object } = await ai.generateObject({ model, schema, prompt: 'A colour', maxRetries: 0, temperature: 0 });
-      check(isColour(object), 'an object of the schema');
-      const streamed = ai.streamObject({ model, schema, prompt: 'A colour', maxRetries: 0, temperature: 0 });
-      // The stream is read to its end (the AI SDK settles `object` only then).
-      for await (const partial of streamed.partialObjectStream) void partial;
-      check(isColour(await streamed.object), 'a streamed object of the schema');
+      await zodObjects(context, ai, model);
     },
   },
   {
@@ -531,9 +539,7 @@ export const MATRIX: Cell[] = [
     async run(context) {
       const { ai, openai } = await aiSdk(context);
       const model = openai.embedding('service-embedding');
-      const one = await ai.embed({ model, value: 'hello', maxRetries: 0, temperature: 0 });
-      const many = await ai.embedMany({ model, values: ['a', 'b'], maxRetries: 0, temperature: 0 });
-      check(one.embedding.length === 512 && many.embeddings.length === 2, 'vectors');
+      await embeddings(ai, model);
     },
   },
   {
@@ -573,13 +579,7 @@ export const MATRIX: Cell[] = [
     async run(context) {
       const { ai, provider } = await aiCompatible(context);
       const model = provider.chatModel('service-mini');
-      const schema = await colourSchema(context);
-      const { object } = await ai.generateObject({ model, schema, prompt: 'A colour', maxRetries: 0, temperature: 0 });
-      check(isColour(object), 'an object of the schema');
-      const streamed = ai.streamObject({ model, schema, prompt: 'A colour', maxRetries: 0, temperature: 0 });
-      // The stream is read to its end (the AI SDK settles `object` only then).
-      for await (const partial of streamed.partialObjectStream) void partial;
-      check(isColour(await streamed.object), 'a streamed object of the schema');
+      await zodObjects(context, ai, model);
     },
   },
   {
@@ -598,9 +598,7 @@ export const MATRIX: Cell[] = [
     async run(context) {
       const { ai, provider } = await aiCompatible(context);
       const model = provider.textEmbeddingModel('service-embedding');
-      const one = await ai.embed({ model, value: 'hello', maxRetries: 0, temperature: 0 });
-      const many = await ai.embedMany({ model, values: ['a', 'b'], maxRetries: 0, temperature: 0 });
-      check(one.embedding.length === 512 && many.embeddings.length === 2, 'vectors');
+      await embeddings(ai, model);
     },
   },
   // LangChain.
