@@ -8,9 +8,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { databaseKinds, useHarness, type Harness } from '../../test-support/harness.ts';
+import { databaseKinds, useHarness } from '../../test-support/harness.ts';
 import { tinyModelPath } from '../tiny-model-fixture.ts';
 import { TIME_PARAMETERS as TIME, WEATHER_PARAMETERS as WEATHER } from '../tool-schemas-fixture.ts';
+import { balanceMinor, namedEvents } from './responses-fixture.ts';
 
 const PRICES = JSON.stringify({ 'service-mini_prompt_tokens': 1000, 'service-mini_completion_tokens': 3000 });
 const RESPONSES = '/v3/responses';
@@ -42,27 +43,6 @@ function assertValidCall(item: FunctionCallItem) {
   assert.ok(validate, `an offered function: ${item.name}`);
   const args = JSON.parse(item.arguments) as unknown;
   assert.ok(validate(args), `${item.arguments}: ${JSON.stringify(validate.errors)}`);
-}
-
-async function balanceMinor(h: Harness, accountId: string): Promise<number> {
-  return Number((await h.db('accounts').where({ id: accountId }).first()).balance_minor);
-}
-
-interface NamedEvent {
-  name: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary event fields
-  payload: any;
-}
-
-/** The events of a Responses stream: `event: <name>` then `data: <JSON>` each (the contract check validated them). */
-function namedEvents(text: string): NamedEvent[] {
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((event) => {
-      const [nameLine, dataLine] = event.split('\n');
-      return { name: nameLine!.slice('event: '.length), payload: JSON.parse(dataLine!.slice('data: '.length)) };
-    });
 }
 
 for (const kind of databaseKinds) {

@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { databaseKinds, useHarness, type Harness } from '../../test-support/harness.ts';
 import { expectedPromptTokens, tinyModelPath } from '../tiny-model-fixture.ts';
+import { balanceMinor, namedEvents } from './responses-fixture.ts';
 
 /** 1 minor unit per prompt token and 3 per completion token, so charges are exact integers. */
 const PRICES = JSON.stringify({ 'service-mini_prompt_tokens': 1000, 'service-mini_completion_tokens': 3000 });
@@ -21,30 +22,9 @@ const MESSAGES = [
   { role: 'user' as const, content: INPUT },
 ];
 
-async function balanceMinor(h: Harness, accountId: string): Promise<number> {
-  return Number((await h.db('accounts').where({ id: accountId }).first()).balance_minor);
-}
-
 async function captures(h: Harness, accountId: string): Promise<number[]> {
   const rows = await h.db('ledger_entries').where({ account_id: accountId, kind: 'capture' }).orderBy('created_at');
   return rows.map((row: { amount_minor: number | string }) => -Number(row.amount_minor));
-}
-
-interface NamedEvent {
-  name: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary event fields
-  payload: any;
-}
-
-/** The events of a Responses stream: `event: <name>` then `data: <JSON>` each (the contract check validated them). */
-function namedEvents(text: string): NamedEvent[] {
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((event) => {
-      const [nameLine, dataLine] = event.split('\n');
-      return { name: nameLine!.slice('event: '.length), payload: JSON.parse(dataLine!.slice('data: '.length)) };
-    });
 }
 
 for (const kind of databaseKinds) {
