@@ -12,6 +12,7 @@ import { databaseKinds, useHarness } from '../../test-support/harness.ts';
 import { tinyModelPath } from '../tiny-model-fixture.ts';
 import { TIME_PARAMETERS as TIME, WEATHER_PARAMETERS as WEATHER } from '../tool-schemas-fixture.ts';
 import { balanceMinor, namedEvents } from './responses-fixture.ts';
+import type { OpenAiResponseFunctionCall } from '../../../../generated/client/types.gen.ts';
 
 const PRICES = JSON.stringify({ 'service-mini_prompt_tokens': 1000, 'service-mini_completion_tokens': 3000 });
 const RESPONSES = '/v3/responses';
@@ -24,17 +25,8 @@ const TOOLS = [
 const ajv = new Ajv2020({ strict: false });
 const validators = { get_weather: ajv.compile(WEATHER), get_time: ajv.compile(TIME) };
 
-interface FunctionCallItem {
-  type: string;
-  id: string;
-  call_id: string;
-  name: string;
-  arguments: string;
-  status: string;
-}
-
 /** Asserts an item is a finished call of an offered function whose arguments parse and satisfy its schema. */
-function assertValidCall(item: FunctionCallItem) {
+function assertValidCall(item: OpenAiResponseFunctionCall) {
   assert.is(item.type, 'function_call');
   assert.match(item.id, /^fc_[0-9a-f]{32}$/);
   assert.match(item.call_id, /^call_[0-9a-f]{24}$/);
