@@ -167,6 +167,8 @@ export interface MutantResult {
   /** The checks that failed on the mutant's run. */
   by: string[];
   seconds: number;
+  /** What the result stands on (`mutants/fingerprint.ts`): when the catalog's differs, the result is stale. */
+  fingerprint?: string;
 }
 
 export interface MutantResults {

@@ -8,7 +8,8 @@ import type { RuleResult } from '../core/rule-trace.ts';
 import { loadLedger, loadMutantResults, type MutantResult } from '../core/rules.ts';
 import { MUTANTS } from './catalog/index.ts';
 import type { Mutant } from './proxy.ts';
-import { mergeResults, selectMutants, targetedArgs } from './run-mutants.ts';
+import { catalogEntry, loadFingerprintSources, mutantFingerprint } from './fingerprint.ts';
+import { mergeResults, pooled, selectMutants, staleMutants, targetedArgs } from './run-mutants.ts';
 
 const test = suite('mutant runner');
 const mutant = (name: string, rules: string[], args?: string[]): Mutant => ({ name, category: 'x', rules, args });
@@ -90,6 +91,66 @@ test('a partial run replaces what it measured, keeps the rest, and drops mutants
       ['two', true],
     ],
   );
+});
+
+test('every mutant names its own suite arguments, so one mutant’s run stays short wherever it runs', () => {
+  assert.equal(
+    MUTANTS.filter((m) => !m.args?.length).map((m) => m.name),
+    [],
+  );
+});
+
+test('a fingerprint changes with the mutant, its catalog entry, its rules’ ledger entries and their checks’ source', () => {
+  const rules = new Map(ledger.map((rule) => [rule.id, rule]));
+  const sources = loadFingerprintSources();
+  const first = MUTANTS[0]!;
+  const print = mutantFingerprint(first, rules, sources);
+  assert.is(mutantFingerprint(first, rules, sources), print, 'the same inputs give the same fingerprint');
+  assert.ok(catalogEntry(first, sources.catalog).length > first.name.length, 'its catalog entry is found');
+  assert.is.not(mutantFingerprint({ ...first, args: ['--phases', 'sse'] }, rules, sources), print);
+  const rule = rules.get(first.rules[0]!)!;
+  const edited = new Map(rules).set(rule.id, { ...rule, quote: `${rule.quote}.` });
+  assert.is.not(mutantFingerprint(first, edited, sources), print);
+  const check = rule.checks[0]!;
+  const changedCheck = { ...sources, check: (name: string) => sources.check(name) + (name === check ? '\n' : '') };
+  assert.is.not(mutantFingerprint(first, rules, changedCheck), print);
+  const changedEntry = {
+    ...sources,
+    catalog: sources.catalog.map((text) => text.replace(`'${first.name}',`, `'${first.name}',\n  'x',`)),
+  };
+  assert.is.not(mutantFingerprint(first, rules, changedEntry), print);
+});
+
+test('a result is stale without a record, or when its fingerprint is not the catalog’s', () => {
+  const catalog = [mutant('one', ['a']), mutant('two', ['a']), mutant('three', ['a'])];
+  const prints = new Map([
+    ['one', 'f1'],
+    ['two', 'f2'],
+    ['three', 'f3'],
+  ]);
+  const result = (name: string, fingerprint?: string): MutantResult => ({
+    name,
+    category: 'x',
+    rules: ['a'],
+    killed: true,
+    by: ['c'],
+    seconds: 1,
+    fingerprint,
+  });
+  assert.equal([...staleMutants(catalog, [result('one', 'f1'), result('two', 'old')], prints)], ['two', 'three']);
+});
+
+test('the pool runs every item once, no more at a time than it has workers, and keeps their order', async () => {
+  let running = 0;
+  let most = 0;
+  const out = await pooled([5, 1, 3, 2, 4], ['w1', 'w2'], async (item, index, worker) => {
+    most = Math.max(most, ++running);
+    await new Promise((resolve) => setTimeout(resolve, item * 5));
+    running--;
+    return `${index}:${item}:${worker.length}`;
+  });
+  assert.is(most, 2);
+  assert.equal(out, ['0:5:2', '1:1:2', '2:3:2', '3:2:2', '4:4:2']);
 });
 
 test.run();
