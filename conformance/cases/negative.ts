@@ -1,8 +1,8 @@
 // Phase "negative": schema-aware mutations of a valid request — drop a required field, a wrong type, a value
-// outside the enum or range, an extra property where the schema forbids one, broken JSON, a wrong Content-Type,
-// both `url` and `file`, bad query and header values and a malformed path id. Every body mutation is checked with Ajv first
-// and sent only when the schema really rejects it; the server must refuse it (negative_data_rejection) and, on a
-// 400, name the field (error_body_conformance).
+// outside the enum or range (a list item's field too: a chat message's role), an extra property where the schema
+// forbids one, broken JSON, a wrong Content-Type, both `url` and `file`, bad query and header values and a
+// malformed path id. Every body mutation is checked with Ajv first and sent only when the schema really rejects it;
+// the server must refuse it (negative_data_rejection) and, on a 400, name the field (error_body_conformance).
 import type { RunContext } from '../core/run-context.ts';
 import type { Operation, Schema } from '../core/spec.ts';
 import type { Expectation, HttpRequest } from '../core/types.ts';
@@ -64,6 +64,19 @@ function bodyMutations(run: RunContext, operation: Operation, mediaType: string,
       field: 'url',
       body: { ...base, url: 'https://media.example.com/a.mp3' },
     });
+  // one level down: a value outside the enum of a field of a list's first item (a chat message's `role`)
+  for (const [field, fieldSchema] of Object.entries(properties)) {
+    const list = base[field];
+    const items = nonNull(fieldSchema).items as Schema | undefined;
+    if (!items || !Array.isArray(list) || typeof list[0] !== 'object' || list[0] === null) continue;
+    for (const [name, itemSchema] of Object.entries((nonNull(items).properties ?? {}) as Record<string, Schema>))
+      if (Array.isArray(nonNull(itemSchema).enum))
+        candidates.push({
+          label: `${field}[0].${name} outside the enum`,
+          field,
+          body: { ...base, [field]: [{ ...list[0], [name]: 'not-a-documented-value' }, ...list.slice(1)] },
+        });
+  }
   const mutations: Mutation[] = [];
   for (const candidate of candidates) {
     if (bodyIsValid(run, operation, mediaType, candidate.body)) continue; // the schema allows it: not negative

@@ -52,6 +52,11 @@ export interface Mutant {
   webhook?: (headers: Record<string, string>, body: string) => Record<string, string> | undefined;
   /** Rewrites the close code the server ends a stream session with. */
   closeCode?: (code: number) => number;
+  /**
+   * The path (with its query) the server is asked instead of the one sent, as a server that reads the request
+   * otherwise would (a default it fills in differently); the mutant's other rewrites still see the one sent.
+   */
+  forwardPath?: (method: string, path: string, operation: Operation | undefined) => string | undefined;
 }
 
 export const json = (response: ProxyResponse): unknown => {
@@ -140,7 +145,7 @@ export async function startProxy(upstream: string, spec: Spec): Promise<Proxy> {
           /* not JSON: forwarded as is */
         }
       }
-      const answer = await fetch(new URL(path, upstream), {
+      const answer = await fetch(new URL(mutant?.forwardPath?.(method, path, operation) ?? path, upstream), {
         method,
         headers,
         body: method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(forwardBody),

@@ -2,7 +2,7 @@
 // transcript chat, and 409 on a webhook update (the document's one exception), an account with nothing available is
 // refused 402 on a paid create (v3 and v2), a burst above the rate limit gets 429 with Retry-After
 // (v3 and v2, and on stream session creation), and the live-key limit (`x-limits.max_live_keys_per_account` of createApiKey) answers 409 one key
-// past it.
+// past it (`key_limit_exceeded`), after which the keys listed without a limit come as one page of the default size.
 import type { RunContext } from '../../core/run-context.ts';
 import type { Exchange } from '../../core/types.ts';
 import { buildRequest } from '../build.ts';
@@ -201,6 +201,17 @@ export async function keyLimit(run: RunContext, provision: Provision): Promise<v
   await call(run, actor, 'createApiKey', {
     label: 'one key past the limit',
     body: { name: 'over' },
-    expectation: { kind: 'status', statuses: [409], reason: `an account with ${limit} live keys (key_limit_exceeded)` },
+    expectation: {
+      kind: 'status',
+      statuses: [409],
+      reason: `an account with ${limit} live keys`,
+      code: 'key_limit_exceeded',
+    },
+  });
+  // more keys than a page holds: a list asked without `limit` shows whether the default page size is 20
+  // (list_pagination_consistency judges the answer)
+  await call(run, actor, 'listApiKeys', {
+    label: `the ${limit} keys listed without a limit`,
+    expectation: { kind: 'status', statuses: [200], reason: 'a list of the account keys' },
   });
 }

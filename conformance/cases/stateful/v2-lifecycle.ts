@@ -210,13 +210,13 @@ async function v1SignatureEnforcement(run: RunContext, actor: Actor): Promise<vo
   if (!run.isSelected('getBillingUsage')) return;
   const operation = run.spec.byId('getBillingUsage');
   const good = () => hmacHeaders(actor.publicKey!, actor.secret!);
+  const without = (name: string) => Object.fromEntries(Object.entries(good()).filter(([header]) => header !== name));
+  // "three headers are required on every protected request": each one left out alone is refused
   const variants: Array<{ variant: string; valid: boolean; headers: Record<string, string> }> = [
     { variant: 'v1 correctly signed', valid: true, headers: good() },
-    {
-      variant: 'v1 without X-Signature',
-      valid: false,
-      headers: Object.fromEntries(Object.entries(good()).filter(([header]) => header !== 'X-Signature')),
-    },
+    { variant: 'v1 without X-Public-Key', valid: false, headers: without('X-Public-Key') },
+    { variant: 'v1 without X-Timestamp', valid: false, headers: without('X-Timestamp') },
+    { variant: 'v1 without X-Signature', valid: false, headers: without('X-Signature') },
     { variant: 'v1 without any signature header', valid: false, headers: {} },
   ];
   const probes: Array<{ variant: string; valid: boolean; exchange: Exchange }> = [];
