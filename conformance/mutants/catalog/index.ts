@@ -17,6 +17,7 @@ import { EVENTS } from './events.ts';
 import { DEFAULTS } from './defaults.ts';
 import { FLOWS } from './flows.ts';
 import { REQUESTS } from './requests.ts';
+import { LIFECYCLE } from './lifecycle.ts';
 import type { Mutant } from '../proxy.ts';
 
 export const MUTANTS: Mutant[] = [
@@ -37,4 +38,5 @@ export const MUTANTS: Mutant[] = [
   ...DEFAULTS,
   ...FLOWS,
   ...REQUESTS,
+  ...LIFECYCLE,
 ];
