@@ -37,23 +37,25 @@ export async function runStateful(run: RunContext): Promise<void> {
     return undefined;
   });
   try {
-    const [owner, v2Owner, linkOwner, deleter, streamer, outcomes, quota, jobs, models, slow] = await Promise.all([
-      actor('lifecycle'),
-      actor('v2'),
-      actor('links'),
-      actor('deletions'),
-      actor('stream-billing'),
-      actor('outcomes'),
-      actor('v2-chat', 1000),
-      actor('jobs', 1000),
-      actor('models'),
-      run.options.slow ? actor('slow', 1000) : undefined,
-    ]);
+    const [owner, v2Owner, linkOwner, queued, deleter, streamer, outcomes, quota, jobs, models, slow] =
+      await Promise.all([
+        actor('lifecycle'),
+        actor('v2'),
+        actor('links'),
+        actor('queued-upload'),
+        actor('deletions'),
+        actor('stream-billing'),
+        actor('outcomes'),
+        actor('v2-chat', 1000),
+        actor('jobs', 1000),
+        actor('models'),
+        run.options.slow ? actor('slow', 1000) : undefined,
+      ]);
     const chatModel = await chatModelListed(run, owner);
     const [lifecycle, v2TaskId] = await Promise.all([
       transcriptionLifecycle(run, owner, receiver),
       v2Lifecycle(run, v2Owner),
-      linkAndCancel(run, linkOwner, receiver),
+      linkAndCancel(run, linkOwner, receiver, queued),
       webhookDeletion(run, deleter)
         .then(() => keyRevocation(run, deleter))
         .then(() => syncCreateLinks(run, deleter))

@@ -59,11 +59,12 @@ async function runActive(name: string, operationId: string, answer: (request: Pa
 
 const ok = () => crafted('GET', '/v3/models', 200, MODELS, RATE_HEADERS);
 
-test('all 36 checks are registered by name', () => {
+test('all 38 checks are registered by name', () => {
   const names = registeredChecks()
     .map((c) => c.name)
     .sort();
   assert.equal(names, [
+    'async_create_defaults',
     'billing_consistency',
     'content_type_conformance',
     'cross_account_isolation',
@@ -88,6 +89,7 @@ test('all 36 checks are registered by name', () => {
     'reservation_consistency',
     'response_headers_conformance',
     'response_schema_conformance',
+    'result_options_conformance',
     'signature_enforcement',
     'sse_conformance',
     'state_machine_conformance',
@@ -577,6 +579,107 @@ test('state_machine_conformance: a task read while its link is fetched must be d
   assert.is(runTrace('state_machine_conformance', trace(poll('ready', 0))).length, 1);
   assert.is(runTrace('state_machine_conformance', trace(poll('downloading', 0))).length, 0);
   assert.is(runTrace('state_machine_conformance', trace(poll('cancelled', 0))).length, 0);
+});
+
+test('state_machine_conformance: progress before recognition started fails; 0 until processing passes', () => {
+  for (const status of ['created', 'downloading', 'ready'])
+    assert.equal(
+      runTrace('state_machine_conformance', { observations: [poll(status, 35)] }).map((f) => f.title),
+      ['Progress before recognition started'],
+      status,
+    );
+  const good = [poll('ready', 0), poll('processing', 35), poll('completed', 100, { result: { text: 'go' } })];
+  assert.equal(runTrace('state_machine_conformance', { observations: good }), []);
+  // a fraction of 1 is not the document's 0–100
+  const fraction = [poll('processing', 0.35 as number)];
+  assert.is(runTrace('state_machine_conformance', { observations: fraction })[0]!.title, 'Progress outside 0–100');
+});
+
+test('state_machine_conformance: v2 timestamps are null exactly while not reached', () => {
+  const at = '2026-12-07T10:00:00Z';
+  const read = (status: string, times: Record<string, string | null>) =>
+    crafted('GET', `/v2/transcriptions/${TASK}`, 200, {
+      data: { id: TASK, status, results: null, ai_analysis: null, created_at: at, ...times },
+    });
+  const judge = (...reads: Exchange[]) =>
+    runTrace('state_machine_conformance', { observations: [], v2Observations: reads }).map((f) => f.title);
+  const none = { started_at: null, completed_at: null, billed_at: null };
+  const good = [
+    read('pending', none),
+    read('processing', { ...none, started_at: at }),
+    read('completed', { started_at: at, completed_at: at, billed_at: at }),
+  ];
+  assert.equal(judge(...good), []);
+  assert.equal(judge(read('failed', { started_at: at, completed_at: at, billed_at: null })), []);
+  assert.equal(judge(read('pending', { ...none, completed_at: at })), ['A v2 timestamp set before it was reached']);
+  assert.equal(judge(read('processing', { started_at: at, completed_at: null, billed_at: at })), [
+    'A v2 timestamp set before it was reached',
+  ]);
+  assert.equal(judge(read('cancelled', { ...none, completed_at: at, billed_at: at })), [
+    'A v2 timestamp set before it was reached',
+  ]);
+  assert.equal(judge(read('completed', { started_at: at, completed_at: null, billed_at: at })), [
+    'A v2 timestamp still null once reached',
+  ]);
+  assert.equal(judge(read('processing', none)), ['A v2 timestamp still null once reached']);
+});
+
+test('result_options_conformance: words exactly when word_timestamps, confidence exactly when asked for', () => {
+  const word = (confidence?: number) => ({ word: 'go', start: 0, end: 0.4, ...(confidence ? { confidence } : {}) });
+  const read = (output: Record<string, unknown>, result: Record<string, unknown>, status = 'completed') =>
+    crafted('GET', `/v3/transcriptions/status/${TASK}`, 200, {
+      data: { id: TASK, status, progress: 100, output: { format: 'json', ...output }, result },
+    });
+  const judge = (exchange: Exchange) => runResponse('result_options_conformance', exchange).map((f) => f.title);
+  assert.equal(judge(read({ word_timestamps: true }, { text: 'go', words: [word()] })), []);
+  assert.equal(judge(read({}, { text: 'go', words: [word()] })), [], 'word_timestamps defaults to true');
+  assert.equal(judge(read({ word_timestamps: false }, { text: 'go' })), []);
+  assert.equal(judge(read({ word_timestamps: true, confidence: true }, { text: 'go', words: [word(0.9)] })), []);
+  assert.equal(judge(read({ word_timestamps: true }, { text: 'go' })), [
+    'Words missing though word timestamps were asked for',
+  ]);
+  assert.equal(judge(read({ word_timestamps: false }, { text: 'go', words: [word()] })), [
+    'Words given though not asked for',
+  ]);
+  assert.equal(judge(read({ confidence: true }, { text: 'go', words: [word(0.9), word()] })), [
+    'Word confidence missing though asked for',
+  ]);
+  assert.equal(judge(read({ confidence: false }, { text: 'go', words: [word(0.9)] })), [
+    'Word confidence given though not asked for',
+  ]);
+  // only a completed task's result is judged
+  assert.equal(judge(read({ word_timestamps: true }, { text: '' }, 'processing')), []);
+});
+
+test('async_create_defaults: a task created without priority must read queue; one sent keeps it', () => {
+  const create = (body: Record<string, unknown>) =>
+    crafted(
+      'POST',
+      '/v3/transcriptions/async/create',
+      202,
+      { transcription_id: TASK },
+      {},
+      { body: { kind: 'json', value: { url: 'http://127.0.0.1:9/a.wav', ...body } } },
+    );
+  const read = (priority: string) => poll('ready', 0, { priority });
+  const judge = (created: Exchange, ...reads: Exchange[]) =>
+    runTrace('async_create_defaults', { created, reads }).map((f) => f.title);
+  assert.equal(judge(create({}), read('queue'), read('queue')), []);
+  assert.equal(judge(create({}), read('lightning')), ['An async task without priority is not queue']);
+  assert.equal(judge(create({ priority: 'lightning' }), read('lightning')), []);
+  assert.equal(judge(create({ priority: 'lightning' }), read('queue')), [
+    'An async task runs at another priority than sent',
+  ]);
+  const form = crafted(
+    'POST',
+    '/v3/transcriptions/async/create',
+    202,
+    { transcription_id: TASK },
+    {},
+    { body: { kind: 'multipart', parts: [{ name: 'priority', value: 'queue' }] } },
+  );
+  assert.equal(judge(form, read('queue')), []);
+  assert.equal(judge(form, read('lightning')), ['An async task runs at another priority than sent']);
 });
 
 test('billing_consistency: a charge different from the quote fails (floor instead of ceil); equal passes', () => {

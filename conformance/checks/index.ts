@@ -36,3 +36,5 @@ import './money-precision.ts';
 import './utc-timestamps.ts';
 import './quote-arithmetic.ts';
 import './stream-session-expiry.ts';
+import './result-options-conformance.ts';
+import './async-create-defaults.ts';

@@ -3,13 +3,13 @@
 // table, rule 3's moves into `failed` before or during the download, and the contract's cancel extension
 // (`created`/`downloading`/`ready` → `cancelled`). Polls may skip states between two reads; final states never
 // change; an uploaded file starts `ready` (rule 1); a task read while its link is being fetched is `downloading`;
-// `progress` is an integer 0–100 that never goes down and is 100 when completed; `result` is there exactly when the
-// task is completed and `error` exactly when it failed. The same
-// per-task rules hold for the tasks a list answer shows, and a webhook event carries its event's final state (with
-// `error` only on `transcription.failed`), the one the status reads ended in. A v2 task's reads move forward only
-// along the document's v2 states (pending → processing → completed; failed and cancelled, the contract's extension,
-// end it too), its final state never changes, and no read before `completed` carries `results` (links) or
-// `ai_analysis` ("null until completed").
+// `progress` is an integer 0–100, 0 until recognition starts, never going down and 100 when completed; `result` is
+// there exactly when the task is completed and `error` exactly when it failed. The same per-task rules hold for the
+// tasks a list answer shows, and a webhook event carries its event's final state (with `error` only on
+// `transcription.failed`), the one the status reads ended in. A v2 task's reads move forward only along the
+// document's v2 states (pending → processing → completed; failed and cancelled, the contract's extension, end it
+// too), its final state never changes, no read before `completed` carries `results` (links) or `ai_analysis` ("null
+// until completed"), and its timestamps are null exactly while not reached.
 import { registerCheck } from '../core/registry.ts';
 import type { Exchange, Finding } from '../core/types.ts';
 
@@ -49,6 +49,44 @@ interface V2View {
   status?: unknown;
   results?: unknown;
   ai_analysis?: unknown;
+  started_at?: unknown;
+  completed_at?: unknown;
+  billed_at?: unknown;
+}
+
+/**
+ * "created_at, started_at, completed_at, billed_at: null while not reached", as the v2 states reach them: a
+ * transcription not yet final has no completed_at and none but a completed one is billed; one that is processing or
+ * completed has started, and a completed one has its completed_at. (started_at while `pending` is not judged: a
+ * link's pending task may already be downloading it.)
+ */
+function v2TimestampFindings(status: string, data: V2View, exchange: Exchange): Finding[] {
+  const findings: Finding[] = [];
+  const set = (field: keyof V2View) => data[field] !== null && data[field] !== undefined;
+  const early = (['completed_at', 'billed_at'] as const).filter(
+    (field) => (status === 'pending' || status === 'processing') && set(field),
+  );
+  if ((status === 'failed' || status === 'cancelled') && set('billed_at')) early.push('billed_at');
+  if (early.length > 0)
+    findings.push({
+      title: 'A v2 timestamp set before it was reached',
+      message: `status ${status} with ${early.map((field) => `${field} ${JSON.stringify(data[field])}`).join(', ')}`,
+      severity: 'medium',
+      exchange,
+    });
+  // (a field left out altogether is the schema's finding: only an explicit null is judged here)
+  const missing = [
+    ...((status === 'processing' || status === 'completed') && data.started_at === null ? ['started_at'] : []),
+    ...(status === 'completed' && data.completed_at === null ? ['completed_at'] : []),
+  ];
+  if (missing.length > 0)
+    findings.push({
+      title: 'A v2 timestamp still null once reached',
+      message: `status ${status} with ${missing.join(' and ')} null`,
+      severity: 'medium',
+      exchange,
+    });
+  return findings;
 }
 
 function v2Findings(observations: Exchange[]): Finding[] {
@@ -70,6 +108,7 @@ function v2Findings(observations: Exchange[]): Finding[] {
         severity: 'high',
         exchange,
       });
+    findings.push(...v2TimestampFindings(status, data!, exchange));
     const rank = V2_RANK.get(status);
     if (rank === undefined) {
       findings.push({ title: 'Undocumented v2 state', message: `status ${status}`, severity: 'high', exchange });
@@ -106,6 +145,9 @@ export const TRANSITIONS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['cancelled', new Set<string>()],
 ]);
 
+/** The states before recognition starts: their progress is 0 (the document: "0 until recognition starts"). */
+const WAITING: ReadonlySet<string> = new Set(['created', 'downloading', 'ready']);
+
 export const FINAL_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 const EVENT_STATUS: Record<string, string> = {
@@ -141,6 +183,9 @@ function snapshotFindings(view: TaskView, exchange: Exchange | undefined, where:
   const progress = view.progress;
   if (progress !== undefined && (!Number.isInteger(progress) || (progress as number) < 0 || (progress as number) > 100))
     add('Progress outside 0–100', `progress ${JSON.stringify(progress)}`, 'medium');
+  // "0 until recognition starts": progress belongs to `processing`, a task still waiting has done none of it
+  if (WAITING.has(view.status) && typeof progress === 'number' && progress > 0)
+    add('Progress before recognition started', `status ${view.status} with progress ${progress}`, 'medium');
   if (view.status === 'completed' && !present(view.result))
     add('Completed without result', 'status completed, no result', 'high');
   if (view.status === 'completed' && progress !== undefined && progress !== 100)

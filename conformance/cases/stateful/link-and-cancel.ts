@@ -1,7 +1,8 @@
 // Scenario: tasks from a link and cancellation. A task from a link to the suite's media server runs through
 // created → downloading → ready → processing → completed; a task from a link that answers slowly is read while the
 // suite's media server holds its answer back (it must show `downloading`), then cancelled while it downloads (200,
-// cancelled, and a second cancel is 409). When the server refuses the suite's address,
+// cancelled, and a second cancel is 409); meanwhile another account's upload, waiting for the busy worker, is read
+// at once (rule 1: `ready`) and cancelled. When the server refuses the suite's address,
 // an uploaded task is cancelled right away instead (200, or 409 if recognition already started). The balance is
 // read around each task: the completed one is captured once, the cancelled one's reservation released.
 import { randomUUID } from 'node:crypto';
@@ -39,7 +40,41 @@ async function cancelAndFollow(
     });
 }
 
-export async function linkAndCancel(run: RunContext, actor: Actor, receiver: Receiver | undefined): Promise<void> {
+/** How long the slow link may wait for a worker before the read taken while it downloads is given up. */
+const FETCH_WAIT_MS = 20_000;
+
+/**
+ * An upload created while a worker is busy fetching the slow link: on a server whose workers are all busy it waits
+ * for one, so the read right after its create shows it as rule 1 says an upload starts — `ready`, never `created`
+ * or `downloading` (a server with a free worker may show it `processing` already). It is cancelled at once: it
+ * only had to be seen waiting. On its own account, so its reservation does not move the link account's balance.
+ */
+async function uploadWhileBusy(run: RunContext, actor: Actor): Promise<void> {
+  const created = await call(run, actor, 'createAsyncTranscription', {
+    label: 'an upload while a worker fetches a link',
+    mediaType: 'multipart/form-data',
+    body: { file: 'audio', language: 'en', priority: 'queue' },
+    expectation: { kind: 'status', statuses: [202], reason: 'an English upload with money on the account' },
+  });
+  const id = bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
+  if (!id) return;
+  const read = await call(run, actor, 'getTranscriptionStatus', { label: 'read the upload at once', path: { id } });
+  const cancelled = await call(run, actor, 'cancelTranscription', {
+    label: 'cancel the waiting upload',
+    path: { id },
+    expectation: { kind: 'status', statuses: [200, 409], reason: 'cancel of an upload (409 once recognition started)' },
+  });
+  const observations = [read, cancelled].filter((e): e is Exchange => e !== undefined);
+  observations.push(...(await pollTask(run, actor, id)));
+  run.trace('state_machine_conformance', { observations, upload: true }, 'stateful', 'getTranscriptionStatus');
+}
+
+export async function linkAndCancel(
+  run: RunContext,
+  actor: Actor,
+  receiver: Receiver | undefined,
+  queued?: Actor,
+): Promise<void> {
   if (
     !needs(run, 'tasks from a link and cancel', [
       'createAsyncTranscription',
@@ -62,32 +97,39 @@ export async function linkAndCancel(run: RunContext, actor: Actor, receiver: Rec
       const { observations, holding } = await pollWithBalance(run, actor, taskId, 'created');
       observations.push(...(await traceTaskReservation(run, actor, taskId, { before, holding, observations })));
       run.trace('state_machine_conformance', { observations }, 'stateful', 'createAsyncTranscription');
+      // created without `priority`: the task runs at the async default
+      run.trace('async_create_defaults', { created, reads: observations }, 'stateful', 'createAsyncTranscription');
       const beforeSlow = await readBalance(run, actor, 'before a task from a slow link');
       const tag = randomUUID();
       const slow = await call(run, actor, 'createAsyncTranscription', {
         label: 'create from a slow link',
-        body: { url: `${receiver.baseUrl}/media/slow.wav?fetch=${tag}`, language: 'en' },
+        // lightning: taken before the other scenarios' queued tasks, so it is fetched while the suite waits below
+        body: { url: `${receiver.baseUrl}/media/slow.wav?fetch=${tag}`, language: 'en', priority: 'lightning' },
         expectation: { kind: 'status', statuses: [202], reason: 'the same link host was accepted a moment ago' },
       });
       const slowId = bodyOf<{ transcription_id?: string }>(slow)?.transcription_id;
       // read while the media server holds the link's answer back: the task is downloading it at that moment
-      const fetching =
-        slowId && (await receiver.fetching(tag, 4000))
-          ? await call(run, actor, 'getTranscriptionStatus', {
-              label: 'read while its link downloads',
-              path: { id: slowId },
-            })
+      // (the wait ends as soon as the server fetches; it is long only when other scenarios' tasks hold its workers)
+      const held = slowId ? await receiver.fetching(tag, FETCH_WAIT_MS) : false;
+      const readAndCancel = async (id: string) => {
+        const fetching = held
+          ? await call(run, actor, 'getTranscriptionStatus', { label: 'read while its link downloads', path: { id } })
           : undefined;
-      if (slowId)
         await cancelAndFollow(
           run,
           actor,
-          slowId,
+          id,
           beforeSlow,
           [200],
           'cancel while the media is downloading',
           fetching ? [fetching] : [],
         );
+      };
+      // the upload goes beside the read and the cancel: the worker stays busy with the link until its held answer ends
+      await Promise.all([
+        slowId ? readAndCancel(slowId) : undefined,
+        held && queued ? uploadWhileBusy(run, queued) : undefined,
+      ]);
     } else {
       run.recorder.skipped({
         what: 'tasks from a link',

@@ -1,8 +1,9 @@
 // Scenarios whose outcome the document fixes, each on its own account: tasks from links that end one way (a dead
 // link and a chain of six redirects fail with download_failed and send a signed `transcription.failed`; a chain of
-// five is followed and completes), an undecodable upload (400 unsupported_format), a chat model the server lacks
-// (404 model_not_found on chat and on a chat quote), a language the transcription model does not list (400
-// unsupported_language), and the two priorities quoted side by side (queue cheaper).
+// five is followed and completes; each is read once more after it ended), an undecodable upload (400
+// unsupported_format), a chat model the server lacks (404 model_not_found on chat and on a chat quote), a language
+// the transcription model does not list (400 unsupported_language), and the two priorities quoted side by side
+// (queue cheaper).
 import { writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -74,7 +75,17 @@ export async function linkOutcomes(run: RunContext, actor: Actor, receiver: Rece
         'createAsyncTranscription',
         linkCase.case,
       );
-      run.trace('state_machine_conformance', { observations }, 'stateful', 'getTranscriptionStatus');
+      // read once more after its final state: a final state never changes
+      const again = await call(run, actor, 'getTranscriptionStatus', {
+        label: 'read the ended task again',
+        path: { id },
+      });
+      run.trace(
+        'state_machine_conformance',
+        { observations: [...observations, ...(again ? [again] : [])] },
+        'stateful',
+        'getTranscriptionStatus',
+      );
       if (linkCase.expected.status === 'failed') failedIds.push(id);
       return id;
     }),

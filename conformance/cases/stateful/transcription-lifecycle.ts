@@ -1,9 +1,10 @@
-// Scenario: the v3 task lifecycle with billing and webhooks. A webhook to the suite's receiver is registered,
-// the price of the audio is quoted, an async task is created from an upload, its read links are followed, its
-// status is polled to a final state (state machine, progress) with the balance read while it runs (its
-// reservation), its result is read in every format, the charge is compared with the quote (ledger capture, balance
-// change, the task's cost) and captured once, the task list shows it, and the signed `transcription.completed`
-// delivery — plus a test delivery — is verified (its signature, and the state it reports).
+// Scenario: the v3 task lifecycle with billing and webhooks. A webhook to the suite's receiver is registered, the
+// price of the audio is quoted, an async task is created from an upload (with diarization and word confidences), its
+// read links are followed, its status is polled to a final state (state machine, progress) with the balance read
+// while it runs (its reservation), its result is read in every format, the charge is compared with the quote (ledger
+// capture, balance change, the task's cost) and captured once, the task list shows it, and the signed
+// `transcription.completed` delivery — plus a test delivery — is verified (its signature, and the state it reports),
+// after which the task is still read from the status endpoint.
 import type { RunContext } from '../../core/run-context.ts';
 import type { WebhookEvent } from '../../checks/state-machine-conformance.ts';
 import type { Exchange } from '../../core/types.ts';
@@ -79,7 +80,14 @@ export async function transcriptionLifecycle(
   const created = await call(run, actor, 'createAsyncTranscription', {
     label: 'create an async task from an upload',
     mediaType: 'multipart/form-data',
-    body: { file: 'audio', language: 'en', priority: 'queue' },
+    // with speakers and word confidences, so the result shows what those options add
+    body: {
+      file: 'audio',
+      language: 'en',
+      priority: 'queue',
+      diarization: true,
+      output: { format: 'json', word_timestamps: true, confidence: true },
+    },
     expectation: { kind: 'status', statuses: [202], reason: 'an English upload with money on the account' },
   });
   const taskId = bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
@@ -92,12 +100,10 @@ export async function transcriptionLifecycle(
     return outcome;
   }
   outcome.taskId = taskId;
-  run.trace(
-    'ensure_resource_availability',
-    { created, probes: await followReadLinks(run, actor, created) },
-    'stateful',
-    created.operationId,
-  );
+  const probes = await followReadLinks(run, actor, created);
+  run.trace('ensure_resource_availability', { created, probes }, 'stateful', created.operationId);
+  // the link's status read is the task's first: taken right after the create, the likeliest to show it `ready`
+  const first = probes.filter((exchange) => exchange.operationId === 'getTranscriptionStatus');
   // an upload is ready (and reserved) from its create on
   const { observations, holding } = await pollWithBalance(run, actor, taskId, 'ready');
   const final = finalStatusOf(observations);
@@ -142,6 +148,13 @@ export async function transcriptionLifecycle(
   if (hook && receiver && final && final !== 'cancelled') {
     const name = `lifecycle-${actor.account}`;
     const event = await receiver.waitFor(name, (b) => (b as { data?: { id?: string } }).data?.id === taskId, 20_000);
+    // "a lost webhook is harmless": once its event went out, the task is still read from the status endpoint
+    const reread = await call(run, actor, 'getTranscriptionStatus', {
+      label: 'read the task again after its event',
+      path: { id: taskId },
+    });
+    if (reread)
+      run.trace('ensure_resource_availability', { created, probes: [reread] }, 'stateful', 'getTranscriptionStatus');
     const tested: Exchange | undefined = await call(run, actor, 'testWebhook', {
       label: 'send a test event',
       path: { id: hook.id },
@@ -163,9 +176,15 @@ export async function transcriptionLifecycle(
   }
   run.trace(
     'state_machine_conformance',
-    { observations: [...observations, ...again], upload: true, listed: listed ? [listed] : [], events },
+    { observations: [...first, ...observations, ...again], upload: true, listed: listed ? [listed] : [], events },
     'stateful',
     'getTranscriptionStatus',
+  );
+  run.trace(
+    'async_create_defaults',
+    { created, reads: [...first, ...observations] },
+    'stateful',
+    'createAsyncTranscription',
   );
   return outcome;
 }

@@ -1,11 +1,12 @@
 // Scenario: the signed v2 surface. A v2 task is created from an upload (signed), its read link followed, polled to
 // a final state (its reads moving forward along the v2 states), and the three result links it returns are fetched
-// with no credentials (text, JSON, PDF), each also through its one-format operation (`/v2/results/{id}.pdf`); a
-// link with a tampered signature is refused 403; a question is asked about the transcript. Then signature_enforcement:
-// the same signed read with each signature header missing, a tampered signature, a timestamp outside the window
-// (both sides) or in milliseconds, a signature over a wrong canonical string (a trailing newline, the parts swapped),
-// another secret, and the version 1 signature sent as `X-Signature-Version: 2` → 401, while the correctly signed one
-// and a version 2 one over its own canonical string are let in; and the v1 usage report without its signature → 401.
+// with no credentials (text, JSON, PDF: each must answer), each also through its one-format operation
+// (`/v2/results/{id}.pdf`); a link with a tampered signature is refused 403; a question is asked about the
+// transcript. Then signature_enforcement: the same signed read with each signature header missing, a tampered
+// signature, a timestamp outside the window (both sides) or in milliseconds, a signature over a wrong canonical
+// string (a trailing newline, the parts swapped), another secret, and the version 1 signature sent as
+// `X-Signature-Version: 2` → 401, while the correctly signed one and a version 2 one over its own canonical string
+// are let in; and the v1 usage report without its signature → 401.
 import { createHash, randomBytes } from 'node:crypto';
 import { hmacHeaders } from '../../core/client.ts';
 import { sleep } from '../../core/rate-limiter.ts';
@@ -55,13 +56,14 @@ export async function v2Lifecycle(run: RunContext, actor: Actor): Promise<string
   }
   run.trace('state_machine_conformance', { observations: [], v2Observations: reads }, 'stateful', 'getV2Transcription');
   const results = bodyOf<V2Task>(task)?.data?.results;
-  if (bodyOf<V2Task>(task)?.data?.status === 'completed' && results) {
+  if (task && bodyOf<V2Task>(task)?.data?.status === 'completed' && results) {
+    const linked: Exchange[] = [];
     for (const [format, link] of Object.entries(results)) {
       if (!link) continue;
       const url = new URL(link);
       const relative = `${url.pathname}${url.search}`;
       const operation = run.spec.match('GET', url.pathname);
-      await run.exchange(
+      const read = await run.exchange(
         { method: 'GET', path: relative, headers: {} },
         {
           phase: 'stateful',
@@ -70,6 +72,7 @@ export async function v2Lifecycle(run: RunContext, actor: Actor): Promise<string
           expectation: { kind: 'status', statuses: [200], reason: 'a fresh result link' },
         },
       );
+      if (read) linked.push(read);
       // The same file through the operation of its one media type (`/v2/results/{id}.pdf`), with the link's query.
       const extension = { text: 'txt', json: 'json', pdf: 'pdf' }[format];
       const own = run.spec.match('GET', `/v2/results/${id}.${extension}`);
@@ -99,6 +102,8 @@ export async function v2Lifecycle(run: RunContext, actor: Actor): Promise<string
         );
       }
     }
+    // "v2 … returns result links": what the completed read links to is there to be read
+    run.trace('ensure_resource_availability', { created: task, probes: linked }, 'stateful', 'getV2Transcription');
     // chat over the transcript (answered 503 engine_unavailable where no chat model is installed)
     await call(run, actor, 'createV2TranscriptChatCompletion', {
       label: 'chat over the transcript',

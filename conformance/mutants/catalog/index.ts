@@ -18,6 +18,7 @@ import { DEFAULTS } from './defaults.ts';
 import { FLOWS } from './flows.ts';
 import { REQUESTS } from './requests.ts';
 import { REFUSALS } from './refusals.ts';
+import { LIFECYCLE } from './lifecycle.ts';
 import type { Mutant } from '../proxy.ts';
 
 export const MUTANTS: Mutant[] = [
@@ -39,4 +40,5 @@ export const MUTANTS: Mutant[] = [
   ...FLOWS,
   ...REQUESTS,
   ...REFUSALS,
+  ...LIFECYCLE,
 ];
