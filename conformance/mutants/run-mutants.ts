@@ -143,7 +143,7 @@ async function main(): Promise<number> {
     proxies.push(await startProxy(server.baseUrl, spec));
   const suite = (proxy: Proxy, args: string[]) =>
     runSuite(parseOptions(['--base-url', proxy.baseUrl, '--admin-token', ADMIN, '--max-examples', '2', ...args]));
-  let fresh: MutantResult[] = [];
+  let fresh: MutantResult[];
   try {
     // Only mutants without their own args need the whole trace; otherwise the baseline proves transparency alone.
     const needsTrace = mutants.some((m) => !m.args);
