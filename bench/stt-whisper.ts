@@ -3,10 +3,15 @@
 // model may emit more tokens per 30 s window than a real one, so the speeds are a conservative bound).
 //  (1) Throughput: the engine's path (a job through the queue to its model process, which reads the PCM file and
 //      decodes it) against the binding called in this process on the same file (read each time), same model, same
-//      decode settings (`tokenTimestamps` with `maxLen: 1`, `temperatureInc: 0`, all cores). `BENCH_ROUNDS` (3) pairs,
-//      the order alternating; per pair the ratio engine / direct of audio seconds per wall second, and of CPU seconds
-//      (the model process's own from /proc against this process's) — CPU is what other work on a shared machine
-//      disturbs least. Medians with an interval that holds the median with ≥ 94 % confidence (order statistics).
+//      samples and decode options — the model process's own (binding-input.ts: `tokenTimestamps` with `maxLen: 1`,
+//      here `temperatureInc: 0`, all cores). `BENCH_ROUNDS` (3) pairs, the order alternating; per pair the ratio
+//      engine / direct of audio seconds per wall second, and of CPU seconds (the model process's own from /proc against
+//      this process's). Per pair also whether both sides produced the same transcript: a random model's output is
+//      deterministic, so the same transcript means the same decoding work, and a CPU difference between the sides is
+//      then the machine's (the same instructions run slower beside other work), not more decoding. And how many
+//      threads did the work (a thread with ≥ 10 % of the side's CPU): the prebuilt binding computes whisper.cpp's
+//      graphs in one thread whatever `maxThreads` says (its ggml was built without OpenMP code, see bench/README.md).
+//      Medians with an interval that holds the median with ≥ 94 % confidence (order statistics).
 //      Each side is warmed up first with a 2 s decode (the engine's also starts its process and loads the model).
 //      Target: wall ratio ≥ 0.95.
 //  (2) Memory: the model process's peak resident memory (VmHWM), and the direct context's growth of this process.
@@ -17,7 +22,7 @@
 //      model process's peak while it streams.
 // Audio: the LibriVox readings of pocketsphinx-testdata joined (≈ 25 s), decoded once to 16 kHz PCM.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +30,7 @@ import { performance } from 'node:perf_hooks';
 import { ffmpegPath } from '../server/src/media/ffmpeg.ts';
 import { createWhisperStreamEngine } from '../server/src/streaming/whisper-stream-engine.ts';
 import { whisperDimensions, writeSyntheticWhisperModel } from '../server/src/test-support/whisper-model.ts';
+import { pcmAudio, whisperDecodeOptions } from '../server/src/transcriptions/engine/whisper/binding-input.ts';
 import { createWhisperEngine, type WhisperEngine } from '../server/src/transcriptions/engine/whisper/engine.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -37,7 +43,7 @@ const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 interface Binding {
   initWhisper(options: { filePath: string; useGpu: boolean }): Promise<{
-    transcribeData(audio: ArrayBuffer, options: Record<string, unknown>): { promise: Promise<unknown> };
+    transcribeData(audio: ArrayBuffer, options: Record<string, unknown>): { promise: Promise<{ result: string }> };
     release(): Promise<void>;
   }>;
 }
@@ -68,6 +74,26 @@ function cpuSecondsOf(pid: number): number {
 function peakRssOf(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) * 1024 : 0;
+}
+/** CPU seconds of each thread of a process, by thread id (threads that ended are not listed). */
+function threadCpuOf(pid: number): Map<string, number> {
+  const threads = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(tid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return threads;
+}
+/** Threads that used at least a tenth of the CPU a process used between two readings. */
+function busyThreads(before: Map<string, number>, after: Map<string, number>): number {
+  const used = [...after].map(([tid, cpu]) => cpu - (before.get(tid) ?? 0));
+  const total = used.reduce((a, b) => a + b, 0);
+  return used.filter((cpu) => total > 0 && cpu >= total / 10).length;
 }
 const ownCpu = () => {
   const usage = process.cpuUsage();
@@ -156,7 +182,8 @@ for (const size of SIZES) {
 
   // A deadline that a shared, loaded machine cannot reach: the bench measures speed, it does not enforce it.
   const timeout = { baseMs: 3_600_000, perAudioSecondMs: 0 };
-  const engine = createWhisperEngine({ modelPath: model, threads, decode: { temperatureInc: 0 }, timeout });
+  const decode = { temperatureInc: 0 };
+  const engine = createWhisperEngine({ modelPath: model, threads, decode, timeout });
   started = performance.now();
   await engine.transcribe({ pcmPath: warmupPath, language: 'en' }); // starts the process and loads the model
   const pid = engine.pool.pids()[0]!;
@@ -167,31 +194,31 @@ for (const size of SIZES) {
   const rssBefore = process.memoryUsage().rss;
   const context = await binding.initWhisper({ filePath: model, useGpu: false });
 
+  // What the model process hands the binding for this job (child.ts), so both sides decode the same.
+  const options = whisperDecodeOptions({ threads, decode }, { language: 'en' });
   const directOnce = async (path = pcmPath) => {
     const cpu = ownCpu();
+    const perThread = threadCpuOf(process.pid);
     const t = performance.now();
-    const pcm = readFileSync(path);
-    const audio = pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.length);
-    await context.transcribeData(audio, {
-      language: 'en',
-      maxThreads: threads,
-      tokenTimestamps: true,
-      maxLen: 1,
-      temperatureInc: 0,
-    }).promise;
-    return { speed: seconds / ((performance.now() - t) / 1000), cpu: ownCpu() - cpu };
+    const result = await context.transcribeData(pcmAudio(readFileSync(path)), options).promise;
+    const speed = seconds / ((performance.now() - t) / 1000);
+    const busy = busyThreads(perThread, threadCpuOf(process.pid));
+    return { speed, cpu: ownCpu() - cpu, text: result.result.trim(), busy };
   };
   const engineOnce = async () => {
     const cpu = cpuSecondsOf(pid);
+    const perThread = threadCpuOf(pid);
     const t = performance.now();
-    await engine.transcribe({ pcmPath, language: 'en' });
-    return { speed: seconds / ((performance.now() - t) / 1000), cpu: cpuSecondsOf(pid) - cpu };
+    const { text } = await engine.transcribe({ pcmPath, language: 'en' });
+    const speed = seconds / ((performance.now() - t) / 1000);
+    return { speed, cpu: cpuSecondsOf(pid) - cpu, text, busy: busyThreads(perThread, threadCpuOf(pid)) };
   };
   await directOnce(warmupPath); // the direct side's warm-up, as the engine's first job was
   const speedRatios: number[] = [];
   const cpuRatios: number[] = [];
   const directs: number[] = [];
   const engines: number[] = [];
+  let sameOutputs = 0;
   for (let round = 1; round <= ROUNDS; round++) {
     let direct: Awaited<ReturnType<typeof directOnce>>;
     let through: Awaited<ReturnType<typeof engineOnce>>;
@@ -206,10 +233,16 @@ for (const size of SIZES) {
     engines.push(through.speed);
     speedRatios.push(through.speed / direct.speed);
     cpuRatios.push(through.cpu / direct.cpu);
+    const same = through.text === direct.text;
+    if (same) sameOutputs++;
     console.log(
       `  round ${round}: direct ${direct.speed.toFixed(2)} × real time (${direct.cpu.toFixed(1)} s CPU), engine ` +
         `${through.speed.toFixed(2)} × (${through.cpu.toFixed(1)} s CPU); ratio ${(through.speed / direct.speed).toFixed(3)}, ` +
-        `CPU ${(through.cpu / direct.cpu).toFixed(3)}; load ${loadavg()[0]!.toFixed(1)}`,
+        `CPU ${(through.cpu / direct.cpu).toFixed(3)}; ` +
+        (same
+          ? `the same transcript (${direct.text.length} characters)`
+          : `DIFFERENT transcripts (direct ${direct.text.length}, engine ${through.text.length} characters)`) +
+        `; busy threads direct ${direct.busy}, engine ${through.busy} (maxThreads ${threads}); load ${loadavg()[0]!.toFixed(1)}`,
     );
   }
   const directRss = process.memoryUsage().rss - rssBefore;
@@ -219,7 +252,7 @@ for (const size of SIZES) {
       `  ${size}: direct ${median(directs).toFixed(2)} × real time, engine ${median(engines).toFixed(2)} ×; ` +
         `throughput ratio engine/direct ${withInterval(speedRatios)} (target ≥ 0.95); CPU ratio engine/direct ` +
         `${withInterval(cpuRatios)}; model process peak RSS ${mib(peakRssOf(pid))} (direct context in this process: ` +
-        `+${mib(directRss)})`,
+        `+${mib(directRss)}); the same transcript on both sides in ${sameOutputs} of ${ROUNDS} pairs`,
     );
   if (STREAM_SECONDS > 0) await streamOnce(engine, pid);
   await engine.close();

@@ -4,6 +4,7 @@
 // the parent ends a cancelled or overdue job by killing this process (see process-pool.ts). It exits with its parent.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { pcmAudio, whisperDecodeOptions } from './binding-input.ts';
 import type { FromWhisperChild, ToWhisperChild, WhisperChildSettings, WhisperJob } from './protocol.ts';
 
 interface Transcription {
@@ -38,17 +39,9 @@ async function run(context: WhisperContext, settings: WhisperChildSettings, job:
     send({ type: 'failed', id: job.id, message: 'the audio is empty', invalidAudio: true });
     return;
   }
-  // The binding reads the ArrayBuffer as int16 from its start: hand it exactly the samples (a pooled Buffer's
-  // ArrayBuffer is larger than the file).
-  const audio = pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + samples * 2);
   let last = 0;
-  const { promise } = context.transcribeData(audio as ArrayBuffer, {
-    language: job.language,
-    maxThreads: settings.threads,
-    tokenTimestamps: true,
-    maxLen: 1,
-    ...(job.prompt ? { prompt: job.prompt } : {}),
-    ...settings.decode,
+  const { promise } = context.transcribeData(pcmAudio(pcm), {
+    ...whisperDecodeOptions(settings, job),
     onProgress: (percent: number) => {
       // Reported once per 30 s window, and not always within 0–100.
       const fraction = Math.min(0.99, Math.max(0, percent / 100));
