@@ -36,3 +36,7 @@ import './money-precision.ts';
 import './utc-timestamps.ts';
 import './quote-arithmetic.ts';
 import './stream-session-expiry.ts';
+import './v2-calculate-echo.ts';
+import './transcript-chat-model-default.ts';
+import './v2-ai-analysis.ts';
+import './quote-leaves-no-record.ts';
