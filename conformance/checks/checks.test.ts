@@ -526,7 +526,7 @@ test('signature_enforcement: a stale timestamp accepted fails; refused passes; a
   );
 });
 
-test('rate_limit_conformance: no 429 past the limit, or a 429 without Retry-After, fails', () => {
+test('rate_limit_conformance: no 429 past the limit, a 429 without Retry-After, or one within the limit after frames fails', () => {
   const okays = Array.from({ length: 11 }, () => ok());
   assert.is(runTrace('rate_limit_conformance', { limit: 10, burst: okays })[0]!.title, 'Rate limit not enforced');
   const limited = crafted('GET', '/v3/models', 429, v3Error('rate_limit_exceeded', null, 'rate_limit_error'));
@@ -538,6 +538,13 @@ test('rate_limit_conformance: no 429 past the limit, or a 429 without Retry-Afte
     'retry-after': '1',
   });
   assert.is(runTrace('rate_limit_conformance', { limit: 10, burst: [...okays.slice(0, 10), good] }).length, 0);
+  // requests within the limit right after WebSocket frames: frames do not count, so none may be refused
+  const within = okays.slice(0, 8);
+  assert.equal(runTrace('rate_limit_conformance', { limit: 10, burst: [], within, frames: 15 }), []);
+  assert.is(
+    runTrace('rate_limit_conformance', { limit: 10, burst: [], within: [...within, good], frames: 15 })[0]!.title,
+    'Requests within the limit refused',
+  );
 });
 
 const poll = (status: string, progress: number, extra: Record<string, unknown> = {}) =>

@@ -1,9 +1,9 @@
 // Mutants of money beyond the quote and the capture: what a chat is charged and what it holds, a quote that costs
 // something, reservations taken late or never and the available amount that ignores them, a ledger that hides a
 // reservation or a capture, concurrent creates past the funds, a dropped stream charged, and rate limits counted
-// per endpoint instead of per account. Each runs the scenario that reads the money it moves.
+// per endpoint instead of per account or stream frames counted with the requests. Each runs the scenario that reads the money it moves.
 import { randomUUID } from 'node:crypto';
-import { json, type Memory, type Mutant, type ProxyRequest, type ProxyResponse } from '../proxy.ts';
+import { json, withJson, type Memory, type Mutant, type ProxyRequest, type ProxyResponse } from '../proxy.ts';
 import { on, body, accept, withBalance, STATEFUL, only, type Rewrite } from './operators.ts';
 
 const SSE_BILLING = [
@@ -48,6 +48,31 @@ const bucketed =
     const limit = Number(r.headers['ratelimit-limit'] ?? 10) || 10;
     return count <= limit ? accept((_q, answer) => answer.status === 429)(q, r, memory) : undefined;
   };
+
+/** The times (ms) of the `name` events within the last second, this one included. */
+const lastSecond = (memory: Memory, name: string, now: number) => {
+  const times = ((memory.state.get(name) as number[] | undefined) ?? []).filter((t) => now - t < 1000);
+  times.push(now);
+  memory.state.set(name, times);
+  return times.length;
+};
+
+/** The v3 rate-limit refusal, as the server words it. */
+const tooMany = (r: ProxyResponse, limit: number): ProxyResponse => ({
+  ...withJson(
+    r,
+    {
+      error: {
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        message: `Rate limit of ${limit} requests per second exceeded.`,
+        param: null,
+      },
+    },
+    429,
+  ),
+  headers: { ...r.headers, 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' },
+});
 
 export const MONEY: Mutant[] = [
   // chat: charged by tokens, reserved at the start and released once captured
@@ -182,5 +207,20 @@ export const MONEY: Mutant[] = [
     rules: ['stt.stream.create-counts-toward-rate-limit'],
     args: BURSTS,
     response: bucketed((q) => (q.operation?.id === 'createStreamSession' ? 'sessions' : undefined)),
+  },
+  {
+    name: 'WebSocket frames counted toward the rate limit',
+    category: 'validation',
+    rules: ['stt.stream.create-counts-toward-rate-limit'],
+    args: BURSTS,
+    // the stream's frames and the HTTP requests of the last second share one count
+    clientFrame: (memory) => void lastSecond(memory, 'frames', Date.now()),
+    response: (q, r, memory) => {
+      const now = Date.now();
+      const frames = ((memory.state.get('frames') as number[] | undefined) ?? []).filter((t) => now - t < 1000);
+      const requests = lastSecond(memory, `requests ${accountOf(q)}`, now);
+      const limit = Number(r.headers['ratelimit-limit'] ?? 10) || 10;
+      return frames.length > 0 && r.status < 300 && frames.length + requests > limit ? tooMany(r, limit) : undefined;
+    },
   },
 ];
