@@ -1,7 +1,10 @@
 // The chat answers whose shape the contract fixes beyond the schema, on a server with a chat model: a `json_object`
 // answer and a `json_schema` answer keep to their mode (json_mode_conformance), and a plain answer on an account of
 // its own is charged what `calculate` quotes for the token usage it reports (billing_consistency, the balance change
-// and the ledger's capture).
+// and the ledger's capture), and the funds it reserved at its start are released once the usage is captured
+// (reservation_consistency: the available amount moves with the balance, the answer's reserve and release entries
+// sum to zero).
+import type { BalanceReading } from '../checks/reservation-consistency.ts';
 import type { RunContext } from '../core/run-context.ts';
 import { ledgerFor } from './stateful/reservations.ts';
 import { bodyOf, call, type Actor } from './stateful/steps.ts';
@@ -40,11 +43,18 @@ interface Usage {
 
 export async function chatBilling(run: RunContext, actor: Actor & { id?: string }): Promise<void> {
   if (!actor.id || !run.client.adminToken) return;
-  const balance = async () =>
-    bodyOf<{ balance?: number }>(
-      await call(run, actor, 'getAccount', { label: 'read the balance', phase: 'sse', path: { id: actor.id! } }),
-    )?.balance;
-  const before = await balance();
+  const account = async (): Promise<BalanceReading | undefined> => {
+    const exchange = await call(run, actor, 'getAccount', {
+      label: 'read the balance',
+      phase: 'sse',
+      path: { id: actor.id! },
+    });
+    const read = bodyOf<{ balance?: unknown; available?: unknown }>(exchange);
+    if (typeof read?.balance !== 'number' || typeof read.available !== 'number') return undefined;
+    return { balance: read.balance, available: read.available, exchange };
+  };
+  const start = await account();
+  const before = start?.balance;
   const answer = await call(run, actor, 'createChatCompletion', {
     label: 'a plain answer to bill',
     phase: 'sse',
@@ -67,10 +77,30 @@ export async function chatBilling(run: RunContext, actor: Actor & { id?: string 
   });
   const quoted = bodyOf<{ amount?: number }>(quote)?.amount;
   if (typeof quoted !== 'number') return;
-  const after = await balance();
+  const end = await account();
+  const after = end?.balance;
   // the account is this scenario's own: every capture on it is the answer's
   const entries = await ledgerFor(run, actor, '');
   const captures = entries?.filter((e) => e.kind === 'capture') ?? [];
+  // the answer's own entries (reserve, capture, release), when their reference names its id
+  const own = (entries as Array<{ kind: string; amount: number; reference?: string | null }> | undefined)?.filter(
+    (e) => body?.id && (e.reference ?? '').includes(body.id),
+  );
+  if (start && end)
+    run.trace(
+      'reservation_consistency',
+      {
+        subject: `chat ${body?.id ?? ''}`,
+        outcome: 'captured',
+        cost: quoted,
+        before: start,
+        holding: [],
+        after: end,
+        ledger: own && own.length > 0 ? own : undefined,
+      },
+      'sse',
+      'createChatCompletion',
+    );
   run.trace(
     'billing_consistency',
     {

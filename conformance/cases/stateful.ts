@@ -20,6 +20,8 @@ import { bodyOf, call } from './stateful/steps.ts';
 import { transcriptionLifecycle } from './stateful/transcription-lifecycle.ts';
 import { v2Lifecycle } from './stateful/v2-lifecycle.ts';
 import { documentedModels } from './stateful/documented-models.ts';
+import { issuedKeyPair } from './stateful/key-pairs.ts';
+import { v2QuoteLeavesNoRecord } from './stateful/v2-quote.ts';
 
 async function chatModelListed(run: RunContext, actor: Actor): Promise<boolean> {
   const models = bodyOf<{ data?: { type?: string; status?: string }[] }>(
@@ -74,6 +76,8 @@ export async function runStateful(run: RunContext): Promise<void> {
       concurrentJobs(run, jobs, receiver),
       documentedModels(run, models),
       provision ? noOverspend(run, provision) : undefined,
+      provision ? issuedKeyPair(run, provision) : undefined,
+      provision ? v2QuoteLeavesNoRecord(run, provision) : undefined,
       v2ChatNotReady(run, quota, receiver).then(() =>
         chatModel
           ? v2FreeQuota(run, quota)

@@ -59,7 +59,7 @@ async function runActive(name: string, operationId: string, answer: (request: Pa
 
 const ok = () => crafted('GET', '/v3/models', 200, MODELS, RATE_HEADERS);
 
-test('all 38 checks are registered by name', () => {
+test('all 43 checks are registered by name', () => {
   const names = registeredChecks()
     .map((c) => c.name)
     .sort();
@@ -84,6 +84,7 @@ test('all 38 checks are registered by name', () => {
     'positive_data_acceptance',
     'price_order_conformance',
     'quote_arithmetic',
+    'quote_leaves_no_record',
     'rate_limit_conformance',
     'request_id_echo',
     'reservation_consistency',
@@ -98,9 +99,12 @@ test('all 38 checks are registered by name', () => {
     'stream_session_expiry',
     'sync_create_ready',
     'task_outcome_conformance',
+    'transcript_chat_model_default',
     'unsupported_method',
     'use_after_free',
     'utc_timestamps',
+    'v2_ai_analysis',
+    'v2_calculate_echo',
     'webhook_disable_conformance',
     'webhook_signature_conformance',
   ]);
@@ -524,7 +528,7 @@ test('signature_enforcement: a stale timestamp accepted fails; refused passes; a
   );
 });
 
-test('rate_limit_conformance: no 429 past the limit, or a 429 without Retry-After, fails', () => {
+test('rate_limit_conformance: no 429 past the limit, a 429 without Retry-After, or one within the limit after frames fails', () => {
   const okays = Array.from({ length: 11 }, () => ok());
   assert.is(runTrace('rate_limit_conformance', { limit: 10, burst: okays })[0]!.title, 'Rate limit not enforced');
   const limited = crafted('GET', '/v3/models', 429, v3Error('rate_limit_exceeded', null, 'rate_limit_error'));
@@ -536,6 +540,13 @@ test('rate_limit_conformance: no 429 past the limit, or a 429 without Retry-Afte
     'retry-after': '1',
   });
   assert.is(runTrace('rate_limit_conformance', { limit: 10, burst: [...okays.slice(0, 10), good] }).length, 0);
+  // requests within the limit right after WebSocket frames: frames do not count, so none may be refused
+  const within = okays.slice(0, 8);
+  assert.equal(runTrace('rate_limit_conformance', { limit: 10, burst: [], within, frames: 15 }), []);
+  assert.is(
+    runTrace('rate_limit_conformance', { limit: 10, burst: [], within: [...within, good], frames: 15 })[0]!.title,
+    'Requests within the limit refused',
+  );
 });
 
 const poll = (status: string, progress: number, extra: Record<string, unknown> = {}) =>
@@ -1125,6 +1136,86 @@ test('sync_create_ready: a sync create answered completed fails; ready, progress
       bare,
     )[0]!.message,
     'output.word_timestamps false (sent true)',
+  );
+});
+
+test('v2_calculate_echo: file metadata dropped, changed or made up fails; echoed as sent passes', () => {
+  const quote = (sent: Record<string, unknown>, echoed: Record<string, unknown>) =>
+    runResponse(
+      'v2_calculate_echo',
+      crafted(
+        'POST',
+        '/v2/transcriptions/calculate',
+        200,
+        { durationSeconds: 125, durationMinutes: 2.08, minutesBilled: 3, cost: 3, balance: {}, ...echoed },
+        {},
+        { body: { kind: 'json', value: { priority: 'queue', duration: '02:05', ...sent } } },
+      ),
+    );
+  const file = { filename: 'interview.mp3', file_size: 2048576 };
+  assert.equal(quote(file, { filename: 'interview.mp3', fileSize: 2048576 }), []);
+  assert.equal(quote({}, {}), []);
+  assert.is(quote(file, { filename: 'interview.mp3' }).length, 1);
+  assert.is(quote(file, { filename: 'other.mp3', fileSize: 2048576 })[0]!.title, 'File metadata not echoed');
+  assert.match(quote({}, { fileSize: 1 })[0]!.message, /sent no file_size/);
+});
+
+test('transcript_chat_model_default: no model sent and another one answering fails; service-mini or the one sent passes', () => {
+  const chat = (sent: Record<string, unknown>, model: string) =>
+    runResponse(
+      'transcript_chat_model_default',
+      crafted(
+        'POST',
+        `/v2/transcriptions/${TASK}/chat/completions`,
+        200,
+        { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices: [] },
+        {},
+        { body: { kind: 'json', value: { messages: ['Who spoke?'], ...sent } } },
+      ),
+    );
+  assert.equal(chat({}, 'service-mini'), []);
+  assert.equal(chat({ model: 'service-pro' }, 'service-pro'), []);
+  assert.is(chat({}, 'service-pro')[0]!.title, 'Transcript chat answered by another model than the default');
+  assert.is(chat({ model: 'service-mini' }, 'service-pro').length, 1);
+});
+
+test('v2_ai_analysis: a task created with a prompt completed without its analysis fails; the analysis of it passes', () => {
+  const read = (data: Record<string, unknown>) =>
+    crafted('GET', `/v2/transcriptions/${TASK}`, 200, { data: { id: TASK, status: 'completed', ...data } });
+  const prompt = 'List the action items.';
+  const analysis = { model: 'service-mini', prompt, text: '1. Nothing.' };
+  assert.equal(runTrace('v2_ai_analysis', { prompt, read: read({ ai_analysis: analysis }) }), []);
+  assert.equal(runTrace('v2_ai_analysis', { prompt, read: read({ status: 'processing', ai_analysis: null }) }), []);
+  assert.is(
+    runTrace('v2_ai_analysis', { prompt, read: read({ ai_analysis: null }) })[0]!.title,
+    'The prompt sent at creation was not analysed',
+  );
+  assert.is(
+    runTrace('v2_ai_analysis', { prompt, read: read({ ai_analysis: { ...analysis, prompt: 'x' } }) }).length,
+    1,
+  );
+  assert.is(
+    runTrace('v2_ai_analysis', { prompt, read: read({ ai_analysis: { ...analysis, model: 'service-pro' } }) }).length,
+    1,
+  );
+});
+
+test('quote_leaves_no_record: a quote that moved the balance, added an entry or a task fails; nothing changed passes', () => {
+  const quote = crafted('POST', '/v2/transcriptions/calculate', 200, {});
+  const before = { balance: 100, available: 100, ledger: ['a'], tasks: ['t'] };
+  assert.equal(runTrace('quote_leaves_no_record', { quote, before, after: { ...before } }), []);
+  const changed = (after: Record<string, unknown>) =>
+    runTrace('quote_leaves_no_record', { quote, before, after: { ...before, ...after } });
+  assert.is(changed({ balance: 99.99 })[0]!.title, 'A v2 quote left a record');
+  assert.match(changed({ ledger: ['a', 'b'] })[0]!.message, /1 new ledger entry/);
+  assert.match(changed({ tasks: ['t', 'u'] })[0]!.message, /new task u/);
+  assert.equal(
+    runTrace('quote_leaves_no_record', {
+      quote: crafted('POST', '/v2/transcriptions/calculate', 400, {}),
+      before,
+      after: { ...before, balance: 1 },
+    }),
+    [],
   );
 });
 

@@ -38,3 +38,7 @@ import './quote-arithmetic.ts';
 import './stream-session-expiry.ts';
 import './result-options-conformance.ts';
 import './async-create-defaults.ts';
+import './v2-calculate-echo.ts';
+import './transcript-chat-model-default.ts';
+import './v2-ai-analysis.ts';
+import './quote-leaves-no-record.ts';

@@ -1,5 +1,7 @@
 // rate_limit_conformance: more requests in one second than the limit get a 429 carrying Retry-After (integer
-// seconds ≥ 1) and the version's rate-limit error (v3 `rate_limit_exceeded`, v2 `RATE_LIMITED`).
+// seconds ≥ 1) and the version's rate-limit error (v3 `rate_limit_exceeded`, v2 `RATE_LIMITED`); requests within the
+// limit in their second are not refused, however many WebSocket frames the account sent in it ("WebSocket frames
+// do not" count toward the limit).
 import { registerCheck } from '../core/registry.ts';
 import type { Exchange, Finding } from '../core/types.ts';
 
@@ -7,10 +9,21 @@ export interface RateLimitTrace {
   limit: number;
   /** Requests of one account sent within one second. */
   burst: Exchange[];
+  /** Requests of one account within the limit in their second, sent right after `frames` WebSocket frames. */
+  within?: Exchange[];
+  frames?: number;
 }
 
 export function rate_limit_conformance(trace: RateLimitTrace) {
   const findings: Finding[] = [];
+  const refused = (trace.within ?? []).filter((e) => e.response.status === 429);
+  if (refused.length > 0)
+    findings.push({
+      title: 'Requests within the limit refused',
+      message: `${refused.length} of ${trace.within!.length} requests (limit ${trace.limit}) answered 429 right after ${trace.frames ?? 'some'} WebSocket frames in the same second`,
+      severity: 'high',
+      exchange: refused[0],
+    });
   const limited = trace.burst.filter((e) => e.response.status === 429);
   if (trace.burst.length > trace.limit && limited.length === 0)
     findings.push({

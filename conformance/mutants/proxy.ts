@@ -46,6 +46,8 @@ export interface Mutant {
   response?: (request: ProxyRequest, response: ProxyResponse, memory: Memory) => ProxyResponse | undefined;
   /** Rewrites a server → client stream frame. */
   frame?: (data: string) => string;
+  /** Sees each client → server stream frame go by (it is forwarded as sent). */
+  clientFrame?: (memory: Memory) => void;
   /** A second connection with a used ticket is answered with the first session's frames. */
   replayReusedTicket?: boolean;
   /** Rewrites a relayed webhook delivery's headers (undefined: the delivery is lost on the way, answered 200). */
@@ -196,6 +198,7 @@ export async function startProxy(upstream: string, spec: Spec): Promise<Proxy> {
         for (const [data, binary] of pending.splice(0)) server.send(data, { binary });
       });
       client.on('message', (data, binary) => {
+        mutant?.clientFrame?.(memory);
         if (server.readyState === WebSocket.OPEN) server.send(data, { binary });
         else pending.push([data, binary]);
       });

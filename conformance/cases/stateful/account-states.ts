@@ -1,11 +1,14 @@
 // Scenarios on throwaway accounts (needs --admin-token): a blocked account is refused 403 on v3, v1 and v2
 // transcript chat, and 409 on a webhook update (the document's one exception), an account with nothing available is
 // refused 402 on a paid create (v3 and v2), a burst above the rate limit gets 429 with Retry-After
-// (v3 and v2, and on stream session creation), and the live-key limit (`x-limits.max_live_keys_per_account` of createApiKey) answers 409 one key
+// (v3 and v2, and on stream session creation) while requests within it right after more WebSocket frames than the
+// limit are let in, and the live-key limit (`x-limits.max_live_keys_per_account` of createApiKey) answers 409 one key
 // past it (`key_limit_exceeded`), after which the keys listed without a limit come as one page of the default size.
 import type { RunContext } from '../../core/run-context.ts';
 import type { Exchange } from '../../core/types.ts';
+import type WebSocket from 'ws';
 import { buildRequest } from '../build.ts';
+import { openSession } from '../stream-session.ts';
 import { call, type Actor, needs } from './steps.ts';
 
 type Provision = (balance: number, label: string) => Promise<Actor & { id: string }>;
@@ -140,6 +143,51 @@ export async function rateLimit(run: RunContext, provision: Provision): Promise<
       ]),
       'createStreamSession',
     );
+  if (run.isSelected('createStreamSession')) await framesUncounted(run, actor, effective);
+}
+
+/**
+ * "WebSocket frames do not" count toward the limit: after a quiet second, a stream session sends more frames than
+ * the limit, and requests up to the limit less two (the session's creation and a margin) follow in the same second:
+ * none may be refused.
+ */
+async function framesUncounted(run: RunContext, actor: Actor, limit: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const created = await call(run, actor, 'createStreamSession', {
+    label: 'a stream session to send frames on',
+    keep429: true,
+  });
+  const url = (created?.response.body as { stream_url?: string } | undefined)?.stream_url;
+  if (created?.response.status !== 201 || !url) {
+    run.recorder.skipped({
+      what: 'rate_limit_conformance WebSocket frames',
+      phase: 'stateful',
+      reason: `the stream session was answered ${created?.response.status ?? 'not sent'}`,
+    });
+    return;
+  }
+  const { pcm, sampleRate } = run.audio;
+  const chunk = sampleRate / 10; // 50 ms of 16-bit samples
+  const frames = limit + 5;
+  let socket: WebSocket | undefined;
+  let sent!: () => void;
+  const framesSent = new Promise<void>((resolve) => (sent = resolve));
+  const session = openSession(
+    url,
+    (open) => {
+      socket = open;
+      open.send(JSON.stringify({ type: 'session', language: 'en', sample_rate: sampleRate, encoding: 'pcm_s16le' }));
+      for (let i = 1; i < frames; i++) open.send(pcm.subarray(i * chunk, (i + 1) * chunk));
+      sent();
+    },
+    20_000,
+  );
+  await Promise.race([framesSent, session]);
+  const within = socket ? await burst(run, actor, ['listModels'], Math.max(1, limit - 2)) : [];
+  socket?.send(JSON.stringify({ type: 'end' }));
+  await session;
+  if (within.length > 0)
+    run.trace('rate_limit_conformance', { limit, burst: [], within, frames }, 'stateful', 'createStreamSession');
 }
 
 /** Judges a burst; one that never came within a second is listed as not run (it says nothing about the limit). */

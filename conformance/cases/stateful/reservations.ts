@@ -81,9 +81,13 @@ export async function pollWithBalance(
   const reads: Array<{ reading: BalanceReading; polls: number }> = [];
   const first = await readBalance(run, actor, 'right after the create');
   if (first) reads.push({ reading: first, polls: 0 });
-  const observations = await pollTask(run, actor, taskId, async (polls) => {
-    // a few reads show the hold; more would only slow a long task's polling (each one counts toward the rate limit)
+  const observations = await pollTask(run, actor, taskId, async (polls, last) => {
+    // a few reads show the hold; more would only slow a long task's polling (each one counts toward the rate limit).
+    // They are taken once the task holds its reservation: a link's task spends its first polls created and
+    // downloading, and reads taken then would use up the few before it is reserved.
     if (reads.length >= MAX_HOLDING_READS) return;
+    const status = statusOf(last);
+    if (!status || !HOLDING.has(status)) return;
     const reading = await readBalance(run, actor, 'while the task runs');
     if (reading) reads.push({ reading, polls });
   });

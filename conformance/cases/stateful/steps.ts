@@ -78,13 +78,14 @@ const FINAL_V3 = new Set(['completed', 'failed', 'cancelled']);
 
 /**
  * Status reads of a v3 task until a final state (or the run's task timeout); every read is returned. `between` runs
- * after each non-final read (with the number of reads so far), for observations taken while the task runs.
+ * after each non-final read (with the number of reads so far and the last one), for observations taken while the
+ * task runs.
  */
 export async function pollTask(
   run: RunContext,
   actor: Actor,
   id: string,
-  between?: (polls: number) => Promise<void>,
+  between?: (polls: number, last: Exchange) => Promise<void>,
 ): Promise<Exchange[]> {
   const observations: Exchange[] = [];
   const deadline = Date.now() + run.options.taskTimeout * 1000;
@@ -94,7 +95,7 @@ export async function pollTask(
     observations.push(exchange);
     const status = (exchange.response.body as { data?: { status?: string } } | undefined)?.data?.status;
     if (exchange.response.status !== 200 || (status && FINAL_V3.has(status))) break;
-    await between?.(observations.length);
+    await between?.(observations.length, exchange);
     await sleep(250);
   }
   return observations;

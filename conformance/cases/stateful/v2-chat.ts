@@ -3,7 +3,9 @@
 // two v2 tasks of one account are transcribed, one of them created with `prompt` (its analysis is one of the five
 // free service-mini requests), the account's balance is then taken to 0, and the questions follow: five answered
 // on the plain task and the sixth refused 402 INSUFFICIENT_FUNDS, four answered on the analysed one and the fifth
-// refused — so the free ones cost nothing and the next one is paid.
+// refused — so the free ones cost nothing and the next one is paid. The task created with `prompt` must show the
+// analysis of that prompt as `ai_analysis` once completed (v2_ai_analysis: the prompt is the chat rules' `ai_prompt`);
+// the analysis runs after the transcript is ready, so it is waited for a while after the task completed.
 import { sleep } from '../../core/rate-limiter.ts';
 import { errorCode, type RunContext } from '../../core/run-context.ts';
 import type { Exchange } from '../../core/types.ts';
@@ -24,18 +26,34 @@ async function createV2(run: RunContext, actor: Actor, label: string, body: Reco
   return bodyOf<{ transcription_id?: string }>(created)?.transcription_id;
 }
 
-/** Reads a v2 task until `done` holds for it (or the task timeout); the last read is returned. */
-async function waitV2(run: RunContext, actor: Actor, id: string, done: (task: V2Task) => boolean) {
+/**
+ * How long the analysis of a completed task's prompt may take to appear: one service-mini answer without a token
+ * limit, run in the background once the task completed (seconds on a loaded machine; the rest is margin).
+ */
+const ANALYSIS_WAIT_MS = 45_000;
+const PROMPT = 'List the action items.';
+
+/** Reads a v2 task until `done` holds for it (or `waitMs`, the task timeout by default); the last read is returned. */
+async function readV2Until(
+  run: RunContext,
+  actor: Actor,
+  id: string,
+  done: (task: V2Task) => boolean,
+  waitMs = run.options.taskTimeout * 1000,
+) {
   let read: Exchange | undefined;
-  for (const until = Date.now() + run.options.taskTimeout * 1000; Date.now() < until;) {
+  for (const until = Date.now() + waitMs; Date.now() < until;) {
     read = await call(run, actor, 'getV2Transcription', { label: 'poll the v2 task', path: { id } });
     const task = bodyOf<V2Task>(read);
     if (!read || read.response.status !== 200 || (task && done(task))) break;
     if (['failed', 'cancelled'].includes(task?.data?.status ?? '')) break;
     await sleep(500);
   }
-  return bodyOf<V2Task>(read);
+  return read;
 }
+
+const waitV2 = async (run: RunContext, actor: Actor, id: string, done: (task: V2Task) => boolean) =>
+  bodyOf<V2Task>(await readV2Until(run, actor, id, done));
 
 export async function v2ChatNotReady(run: RunContext, actor: Actor, receiver: Receiver | undefined): Promise<void> {
   if (!receiver || !actor.publicKey) return;
@@ -73,21 +91,33 @@ export async function v2FreeQuota(run: RunContext, actor: Actor & { id?: string 
     return;
   const [plain, analysed] = await Promise.all([
     createV2(run, actor, 'a v2 task to ask about', { file: 'audio' }),
-    createV2(run, actor, 'a v2 task with a prompt', { file: 'audio', prompt: 'List the action items.' }),
+    createV2(run, actor, 'a v2 task with a prompt', { file: 'audio', prompt: PROMPT }),
   ]);
   if (!plain || !analysed) return;
+  const completed = (t: V2Task) => t.data?.status === 'completed';
   const [plainTask, analysedTask] = await Promise.all([
-    waitV2(run, actor, plain, (t) => t.data?.status === 'completed'),
-    waitV2(run, actor, analysed, (t) => t.data?.status === 'completed' && t.data.ai_analysis != null),
+    waitV2(run, actor, plain, completed),
+    waitV2(run, actor, analysed, completed),
   ]);
-  if (plainTask?.data?.status !== 'completed' || analysedTask?.data?.ai_analysis == null) {
+  if (!plainTask || !completed(plainTask) || !analysedTask || !completed(analysedTask)) {
     run.recorder.skipped({
       what: 'v2 free chat requests',
       phase: 'stateful',
-      reason: `the v2 tasks ended ${plainTask?.data?.status ?? 'unread'} and ${analysedTask?.data?.status ?? 'unread'}${analysedTask?.data?.ai_analysis == null ? ' (no ai_analysis: no chat model?)' : ''}`,
+      reason: `the v2 tasks ended ${plainTask?.data?.status ?? 'unread'} and ${analysedTask?.data?.status ?? 'unread'}`,
     });
     return;
   }
+  // a chat model is listed, so the analysis of the prompt is due: judged once it appears or the wait ends
+  const analysisRead = await readV2Until(
+    run,
+    actor,
+    analysed,
+    (t) => completed(t) && t.data?.ai_analysis != null,
+    ANALYSIS_WAIT_MS,
+  );
+  if (analysisRead)
+    run.trace('v2_ai_analysis', { prompt: PROMPT, read: analysisRead }, 'stateful', 'getV2Transcription');
+  const analysedOnce = bodyOf<V2Task>(analysisRead)?.data?.ai_analysis != null;
   const account = await call(run, actor, 'getAccount', { label: 'read the balance', path: { id: actor.id } });
   const balance = bodyOf<{ balance?: number }>(account)?.balance;
   if (typeof balance === 'number' && balance > 0)
@@ -124,5 +154,6 @@ export async function v2FreeQuota(run: RunContext, actor: Actor & { id?: string 
     }
   };
   await ask(plain, FREE);
-  await ask(analysed, FREE - 1);
+  // without its analysis the task says nothing about whether the analysis counted (v2_ai_analysis failed already)
+  if (analysedOnce) await ask(analysed, FREE - 1);
 }

@@ -1,12 +1,13 @@
 // Scenario: the signed v2 surface. A v2 task is created from an upload (signed), its read link followed, polled to
 // a final state (its reads moving forward along the v2 states), and the three result links it returns are fetched
 // with no credentials (text, JSON, PDF: each must answer), each also through its one-format operation
-// (`/v2/results/{id}.pdf`); a link with a tampered signature is refused 403; a question is asked about the
-// transcript. Then signature_enforcement: the same signed read with each signature header missing, a tampered
-// signature, a timestamp outside the window (both sides) or in milliseconds, a signature over a wrong canonical
-// string (a trailing newline, the parts swapped), another secret, and the version 1 signature sent as
-// `X-Signature-Version: 2` → 401, while the correctly signed one and a version 2 one over its own canonical string
-// are let in; and the v1 usage report without its signature → 401.
+// (`/v2/results/{id}.pdf`); a link with a tampered signature is refused 403; a question is asked about the transcript. Then signature_enforcement:
+// the same signed read with each signature header missing, a tampered signature, a timestamp outside the window
+// (both sides) or in milliseconds, a signature over a wrong canonical string (a trailing newline, the parts swapped),
+// another secret, the version 1 signature sent as `X-Signature-Version: 2`, and the account's v3 key as a bearer
+// token (the versions differ in authentication) → 401, while the correctly signed one and a version 2 one over its
+// own canonical string are let in; and the v1 usage report without its signature → 401, while the v2 read's signed
+// headers replayed on it within the window are let in (the canonical string covers no method, path or body).
 import { createHash, randomBytes } from 'node:crypto';
 import { hmacHeaders } from '../../core/client.ts';
 import { sleep } from '../../core/rate-limiter.ts';
@@ -135,8 +136,9 @@ async function signatureEnforcement(run: RunContext, actor: Actor, id: string): 
   const now = Math.floor(Date.now() / 1000);
   const good = () => hmacHeaders(actor.publicKey!, actor.secret!);
   const without = (name: string) => Object.fromEntries(Object.entries(good()).filter(([header]) => header !== name));
+  const signed = good();
   const variants: Array<{ variant: string; valid: boolean; headers: Record<string, string> }> = [
-    { variant: 'correctly signed', valid: true, headers: good() },
+    { variant: 'correctly signed', valid: true, headers: signed },
     { variant: 'without X-Public-Key', valid: false, headers: without('X-Public-Key') },
     { variant: 'without X-Timestamp', valid: false, headers: without('X-Timestamp') },
     { variant: 'without X-Signature', valid: false, headers: without('X-Signature') },
@@ -185,6 +187,16 @@ async function signatureEnforcement(run: RunContext, actor: Actor, id: string): 
       valid: false,
       headers: { ...good(), 'X-Signature-Version': '2' },
     },
+    // v3 and v2 are served side by side and differ in authentication: v3's bearer key opens no v2 endpoint
+    ...(actor.apiKey
+      ? [
+          {
+            variant: "the account's v3 key as a bearer token",
+            valid: false,
+            headers: { Authorization: `Bearer ${actor.apiKey}` },
+          },
+        ]
+      : []),
   ];
   const probes: Array<{ variant: string; valid: boolean; exchange: Exchange }> = [];
   for (const { variant, valid, headers } of variants) {
@@ -195,7 +207,7 @@ async function signatureEnforcement(run: RunContext, actor: Actor, id: string): 
     if (exchange) probes.push({ variant, valid, exchange });
   }
   run.trace('signature_enforcement', { probes }, 'stateful', operation.id);
-  await v1SignatureEnforcement(run, actor);
+  await v1SignatureEnforcement(run, actor, signed);
 }
 
 /** The contract's version 2 signature headers of a request without a body. */
@@ -210,8 +222,12 @@ function version2(actor: Actor, method: string, pathAndQuery: string): Record<st
   };
 }
 
-/** "All v2 and v1 endpoints use the signed-header authentication": the v1 usage report, signed and not. */
-async function v1SignatureEnforcement(run: RunContext, actor: Actor): Promise<void> {
+/**
+ * "All v2 and v1 endpoints use the signed-header authentication": the v1 usage report, signed and not, and signed
+ * with the headers an earlier v2 read sent (`replayed`): the canonical string covers no method, path or body, so
+ * they are valid on any endpoint within the timestamp window (the contract documents this replay).
+ */
+async function v1SignatureEnforcement(run: RunContext, actor: Actor, replayed: Record<string, string>): Promise<void> {
   if (!run.isSelected('getBillingUsage')) return;
   const operation = run.spec.byId('getBillingUsage');
   const good = () => hmacHeaders(actor.publicKey!, actor.secret!);
@@ -223,6 +239,11 @@ async function v1SignatureEnforcement(run: RunContext, actor: Actor): Promise<vo
     { variant: 'v1 without X-Timestamp', valid: false, headers: without('X-Timestamp') },
     { variant: 'v1 without X-Signature', valid: false, headers: without('X-Signature') },
     { variant: 'v1 without any signature header', valid: false, headers: {} },
+    {
+      variant: 'v1 with the signed headers of the v2 read, replayed within the window',
+      valid: true,
+      headers: replayed,
+    },
   ];
   const probes: Array<{ variant: string; valid: boolean; exchange: Exchange }> = [];
   for (const { variant, valid, headers } of variants) {

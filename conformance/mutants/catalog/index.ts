@@ -19,6 +19,8 @@ import { FLOWS } from './flows.ts';
 import { REQUESTS } from './requests.ts';
 import { REFUSALS } from './refusals.ts';
 import { LIFECYCLE } from './lifecycle.ts';
+import { MONEY } from './money.ts';
+import { V2 } from './v2.ts';
 import type { Mutant } from '../proxy.ts';
 
 export const MUTANTS: Mutant[] = [
@@ -41,4 +43,6 @@ export const MUTANTS: Mutant[] = [
   ...REQUESTS,
   ...REFUSALS,
   ...LIFECYCLE,
+  ...MONEY,
+  ...V2,
 ];
