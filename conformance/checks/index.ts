@@ -36,3 +36,4 @@ import './money-precision.ts';
 import './utc-timestamps.ts';
 import './quote-arithmetic.ts';
 import './stream-session-expiry.ts';
+import './chat-defaults.ts';

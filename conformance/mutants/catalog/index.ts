@@ -17,6 +17,8 @@ import { EVENTS } from './events.ts';
 import { DEFAULTS } from './defaults.ts';
 import { FLOWS } from './flows.ts';
 import { REQUESTS } from './requests.ts';
+import { SESSIONS } from './sessions.ts';
+import { CHAT } from './chat.ts';
 import type { Mutant } from '../proxy.ts';
 
 export const MUTANTS: Mutant[] = [
@@ -37,4 +39,6 @@ export const MUTANTS: Mutant[] = [
   ...DEFAULTS,
   ...FLOWS,
   ...REQUESTS,
+  ...SESSIONS,
+  ...CHAT,
 ];
