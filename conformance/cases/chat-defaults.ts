@@ -1,6 +1,6 @@
 // The chat defaults on real answers (chat_defaults), on the v3 create and its OpenAI twin: one greedy question
-// without `max_tokens` and with a small one, and three answers with a small `max_tokens` without `temperature` and
-// three at an explicit 0.7. No request sends `stream`, so every answer also shows the stream default.
+// without `max_tokens` and with a small one, and, with a small `max_tokens`, the greedy answer, three answers without
+// `temperature` and three at an explicit 0.7. No request sends `stream`, so every answer also shows the stream default.
 import type { ChatDefaultsTrace } from '../checks/chat-defaults.ts';
 import type { RunContext } from '../core/run-context.ts';
 import type { Exchange } from '../core/types.ts';
@@ -34,6 +34,7 @@ export async function chatDefaults(run: RunContext, actor: Actor): Promise<void>
     const trace: ChatDefaultsTrace = {
       uncapped: await ask('a greedy answer without max_tokens', { temperature: 0 }),
       capped: await ask(`a greedy answer with max_tokens ${CAP}`, { temperature: 0, max_tokens: CAP }),
+      greedy: await ask('a greedy short answer', { temperature: 0, max_tokens: SAMPLE_TOKENS }),
       sampled: await many('an answer without temperature', { max_tokens: SAMPLE_TOKENS }),
       explicit: await many('an answer at temperature 0.7', { max_tokens: SAMPLE_TOKENS, temperature: 0.7 }),
     };

@@ -2,10 +2,11 @@
 // request without `stream` is answered with one JSON `chat.completion`, not an event stream (default false). An
 // answer that used up its `max_tokens` ends with `finish_reason: length` (what "cut by max_tokens" looks like from
 // outside). A greedy answer without `max_tokens` is not cut shorter than the same greedy request with a small
-// explicit cap ran (the default is 32000: a cut below what the cap let through is a smaller default). Answers
-// without `temperature` are not all the same while answers at an explicit 0.7 differ (the default is 0.7: sampling,
-// not greedy decoding). Each judgement needs only what the answers show, so a deterministic server is not judged on
-// temperature, and a model that ends its answers early is not judged on the cap.
+// explicit cap ran (the default is 32000: a cut below what the cap let through is a smaller default). The default
+// temperature is 0.7, not greedy decoding: when the answers at an explicit 0.7 show that sampling departs from the
+// greedy answer (temperature 0), the answers without `temperature` must not all be the greedy answer. (Not "all
+// different": a server may seed its sampling, by the request or the clock, and answer the same twice.) Each
+// judgement needs only what the answers show, so a model that ends its answers early is not judged on the cap.
 import { registerCheck } from '../core/registry.ts';
 import type { Exchange, Finding } from '../core/types.ts';
 
@@ -13,7 +14,8 @@ export interface ChatDefaultsTrace {
   /** The same greedy question without `max_tokens`, and with a small explicit one. */
   uncapped?: Exchange;
   capped?: Exchange;
-  /** The same question with a small `max_tokens`: without `temperature`, and with an explicit 0.7. */
+  /** The same question with a small `max_tokens`: at temperature 0, without `temperature`, and with an explicit 0.7. */
+  greedy?: Exchange;
   sampled: Exchange[];
   explicit: Exchange[];
 }
@@ -42,7 +44,7 @@ const contentOf = (exchange: Exchange) => {
 
 export function chat_defaults(trace: ChatDefaultsTrace): Finding[] {
   const findings: Finding[] = [];
-  const all = [trace.uncapped, trace.capped, ...trace.sampled, ...trace.explicit].filter(
+  const all = [trace.uncapped, trace.capped, trace.greedy, ...trace.sampled, ...trace.explicit].filter(
     (e): e is Exchange => e !== undefined && e.response.status === 200,
   );
   for (const exchange of all) {
@@ -75,16 +77,20 @@ export function chat_defaults(trace: ChatDefaultsTrace): Finding[] {
       severity: 'high',
       exchange: trace.uncapped,
     });
-  const distinct = (exchanges: Exchange[]) => new Set(exchanges.map(contentOf).filter((c) => c !== undefined));
-  const sampled = distinct(trace.sampled);
-  const explicit = distinct(trace.explicit);
-  const [only] = [...sampled];
-  if (trace.sampled.length > 1 && sampled.size === 1 && only && explicit.size > 1)
+  const greedy = trace.greedy && contentOf(trace.greedy);
+  const sampled = trace.sampled.map(contentOf);
+  const explicit = trace.explicit.map(contentOf);
+  if (
+    greedy !== undefined &&
+    sampled.length > 1 &&
+    sampled.every((content) => content === greedy) &&
+    explicit.some((content) => content !== undefined && content !== greedy)
+  )
     findings.push({
       title: 'A chat request without temperature is answered greedily',
       message:
-        `${trace.sampled.length} answers without temperature were all ${JSON.stringify(only.slice(0, 60))}, while ` +
-        `${trace.explicit.length} at temperature 0.7 gave ${explicit.size} different answers (the default is 0.7)`,
+        `${sampled.length} answers without temperature were all the temperature-0 answer ` +
+        `${JSON.stringify(greedy.slice(0, 60))}, while answers at temperature 0.7 departed from it (the default is 0.7)`,
       severity: 'high',
       exchange: trace.sampled[0],
     });

@@ -1131,6 +1131,7 @@ test('chat_defaults: a stream for no stream, a cut without length, a short defau
   const good = {
     uncapped: answer({ temperature: 0 }, 'a long greedy story', 40),
     capped: answer({ temperature: 0, max_tokens: 24 }, 'a long', 24, 'length'),
+    greedy: answer({ temperature: 0, max_tokens: 8 }, 'g', 8, 'length'),
     sampled: ['a', 'b', 'c'].map((c) => answer({ max_tokens: 8 }, c, 8, 'length')),
     explicit: ['d', 'e', 'd'].map((c) => answer({ max_tokens: 8, temperature: 0.7 }, c, 8, 'length')),
   };
@@ -1146,11 +1147,14 @@ test('chat_defaults: a stream for no stream, a cut without length, a short defau
   assert.equal(titles({ ...good, uncapped: answer({ temperature: 0 }, 'a', 16, 'length') }), [
     'A chat request without max_tokens is cut short',
   ]);
-  const greedy = ['a', 'a', 'a'].map((c) => answer({ max_tokens: 8 }, c, 8, 'length'));
+  const greedy = ['g', 'g', 'g'].map((c) => answer({ max_tokens: 8 }, c, 8, 'length'));
   assert.equal(titles({ ...good, sampled: greedy }), ['A chat request without temperature is answered greedily']);
-  // a server that answers 0.7 the same every time too is not judged on temperature
-  const fixed = ['a', 'a', 'a'].map((c) => answer({ max_tokens: 8, temperature: 0.7 }, c, 8, 'length'));
-  assert.equal(titles({ ...good, sampled: greedy, explicit: fixed }), []);
+  // answers without temperature alike but not the greedy one (a seeded sampler): not greedy decoding
+  const seeded = ['a', 'a', 'a'].map((c) => answer({ max_tokens: 8 }, c, 8, 'length'));
+  assert.equal(titles({ ...good, sampled: seeded }), []);
+  // a model whose 0.7 answers are the greedy one too shows nothing about the default
+  const peaked = ['g', 'g', 'g'].map((c) => answer({ max_tokens: 8, temperature: 0.7 }, c, 8, 'length'));
+  assert.equal(titles({ ...good, sampled: greedy, explicit: peaked }), []);
 });
 
 test.run();
