@@ -25,10 +25,11 @@ export interface StreamTrace {
   url?: string;
 }
 
-/** The addresses of the AsyncAPI document's channels (the stream's is `/v3/transcriptions/stream`). */
+/** The fixed addresses of the AsyncAPI document's channels (the stream's `/v3/transcriptions/stream`; not the
+ * webhook receiver's, which is a placeholder). */
 const channelAddresses = (spec: Spec): string[] =>
   Object.values((spec.asyncapi?.channels ?? {}) as Record<string, { address?: unknown }>).flatMap((channel) =>
-    typeof channel.address === 'string' ? [channel.address] : [],
+    typeof channel.address === 'string' && !channel.address.includes('{') ? [channel.address] : [],
   );
 
 /** The settings judged in `session.started`, with their defaults: language `ru` (as for files) and no diarization. */
