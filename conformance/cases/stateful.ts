@@ -14,7 +14,7 @@ import { runSlow } from './slow.ts';
 import { v2ChatNotReady, v2FreeQuota } from './stateful/v2-chat.ts';
 import { startReceiver } from './stateful/receiver.ts';
 import { streamReservation } from './stateful/stream-reservation.ts';
-import { syncCreateLinks } from './stateful/sync-create.ts';
+import { syncCreateDefaultLanguage, syncCreateLinks } from './stateful/sync-create.ts';
 import type { Actor } from './stateful/steps.ts';
 import { bodyOf, call } from './stateful/steps.ts';
 import { transcriptionLifecycle } from './stateful/transcription-lifecycle.ts';
@@ -61,6 +61,7 @@ export async function runStateful(run: RunContext): Promise<void> {
       webhookDeletion(run, deleter)
         .then(() => keyRevocation(run, deleter))
         .then(() => syncCreateLinks(run, deleter))
+        .then(() => syncCreateDefaultLanguage(run, deleter))
         .then(() => idempotentCreate(run, deleter)),
       provision ? blockedAccount(run, provision) : undefined,
       provision ? emptyBalance(run, provision) : undefined,

@@ -4,13 +4,16 @@
 // same ticket a second time must be refused (error frame + 4401), and audio before `session` is 4400. A third
 // session sends a `keepalive`, a second of audio (mid-sentence) and `finalize`, and must get a `transcript.final`
 // before the suite sends anything else; a fourth sends 40 s of audio at once, more than the 30 s ahead of real time
-// the document allows (error + 4429). With throwaway accounts, a session whose funds cover half a minute is closed
+// the document allows (error + 4429). Then a `session` frame without language (its default applied:
+// stream-language.ts) and one ticket opened twice at once (one claim wins: stream-ticket-race.ts). With throwaway accounts, a session whose funds cover half a minute is closed
 // 4402 once its audio passes them (slow.ts: pastTheReservation). While the server answers 501 for stream create, the phase is reported as
 // not run.
 import type { StreamTrace } from '../checks/stream-protocol-conformance.ts';
 import type { RunContext } from '../core/run-context.ts';
 import { pastTheReservation } from './slow.ts';
 import { openSession, type Session } from './stream-session.ts';
+import { streamLanguageDefault } from './stream-language.ts';
+import { streamTicketRace } from './stream-ticket-race.ts';
 import { bodyOf, call } from './stateful/steps.ts';
 
 export async function runStreaming(run: RunContext): Promise<void> {
@@ -72,7 +75,7 @@ export async function runStreaming(run: RunContext): Promise<void> {
   });
   run.trace(
     'stream_protocol_conformance',
-    trace('clean session', clean, [1000], ['session.started', 'session.completed'], cleanConfig),
+    { ...trace('clean session', clean, [1000], ['session.started', 'session.completed'], cleanConfig), url },
     'streaming',
     'createStreamSession',
   );
@@ -143,6 +146,8 @@ export async function runStreaming(run: RunContext): Promise<void> {
       'stream-flood',
     );
   }
+  await streamLanguageDefault(run, create);
+  await streamTicketRace(run, create);
   if (run.accounts.provision) await pastTheReservation(run, actor, run.accounts.provision);
 }
 

@@ -59,13 +59,14 @@ async function runActive(name: string, operationId: string, answer: (request: Pa
 
 const ok = () => crafted('GET', '/v3/models', 200, MODELS, RATE_HEADERS);
 
-test('all 43 checks are registered by name', () => {
+test('all 44 checks are registered by name', () => {
   const names = registeredChecks()
     .map((c) => c.name)
     .sort();
   assert.equal(names, [
     'async_create_defaults',
     'billing_consistency',
+    'chat_defaults',
     'content_type_conformance',
     'cross_account_isolation',
     'ensure_resource_availability',
@@ -1217,6 +1218,137 @@ test('quote_leaves_no_record: a quote that moved the balance, added an entry or 
     }),
     [],
   );
+});
+
+test('stream_protocol_conformance: a stream_url off the channel address and a language refusal of another language fail', () => {
+  const clean = { scenario: 'clean', frames: [], closeCode: 1000, expectedClose: [1000] };
+  const at = (path: string) => ({ ...clean, url: `ws://127.0.0.1:9${path}?ticket=t` });
+  assert.equal(runTrace('stream_protocol_conformance', at('/v3/transcriptions/stream')), []);
+  assert.equal(
+    runTrace('stream_protocol_conformance', at('/v3/stream')).map((f) => f.title),
+    ['Stream URL is not at the stream address'],
+  );
+  // a session frame without language: started in ru, or refused as unsupported naming ru
+  const config = { type: 'session', sample_rate: 16000 };
+  const refusal = (message: string) => ({
+    scenario: 'no language',
+    frames: [frame({ type: 'error', error: { ...v3Error('unsupported_language').error, message }, close_code: 4400 })],
+    closeCode: 4400,
+    expectedClose: [1000, 4400],
+    sentConfig: config,
+  });
+  assert.equal(runTrace('stream_protocol_conformance', refusal('language "ru" is not supported.')), []);
+  assert.equal(
+    runTrace('stream_protocol_conformance', refusal('language "de" is not supported.')).map((f) => f.title),
+    ['Language refusal names another language'],
+  );
+  const started = (language: string) => ({
+    scenario: 'no language',
+    frames: [frame({ ...STARTED, config: { language, diarization: false } })],
+    closeCode: 1000,
+    expectedClose: [1000, 4400],
+    sentConfig: config,
+  });
+  const echo = (trace: unknown) =>
+    runTrace('stream_protocol_conformance', trace).filter(
+      (f) => f.title === 'session.started does not echo the settings',
+    );
+  assert.equal(echo(started('ru')), []);
+  assert.is(echo(started('en')).length, 1);
+});
+
+test('sse_conformance: deltas that do not add up to the unstreamed answer fail', () => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    JSON.stringify({
+      id: 'chatcmpl-abc',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'service-mini',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+  const stream = (...contents: string[]) =>
+    crafted(
+      'POST',
+      '/v3/chat/completions/create',
+      200,
+      [chunk({ role: 'assistant', content: '' }), ...contents.map((c) => chunk({ content: c })), chunk({}, 'stop')]
+        .concat('[DONE]')
+        .map((p) => `data: ${p}\n\n`)
+        .join(''),
+      { 'content-type': 'text/event-stream' },
+    );
+  const trace = (exchange: Exchange, answer?: string) => ({ exchange, includeUsage: false, answer });
+  assert.equal(runTrace('sse_conformance', trace(stream('Hel', 'lo'), 'Hello')), []);
+  assert.equal(runTrace('sse_conformance', trace(stream('Hel', 'Hello'))), []); // no known answer: not judged
+  assert.ok(
+    runTrace('sse_conformance', trace(stream('Hel', 'Hello'), 'Hello')).some(
+      (f) => f.title === 'The deltas do not add up to the answer',
+    ),
+  );
+});
+
+test('sync_create_ready: a form without language refused for another language than ru fails', () => {
+  const refused = (message: string, parts: Array<[string, string]>) =>
+    runResponse(
+      'sync_create_ready',
+      crafted(
+        'POST',
+        '/v3/transcriptions/sync/create',
+        400,
+        { error: { ...v3Error('unsupported_language', 'language').error, message } },
+        {},
+        { body: { kind: 'multipart', parts: parts.map(([name, value]) => ({ name, value })) } },
+      ),
+    );
+  assert.equal(refused('No language was sent, so the default ru was applied.', []), []);
+  assert.is(
+    refused('The language en is not supported.', [])[0]?.title,
+    'A form without language is refused for another language than the default',
+  );
+  assert.equal(refused('The language en is not supported.', [['language', 'en']]), []); // sent: not the default
+});
+
+test('chat_defaults: a stream for no stream, a cut without length, a short default cap and greedy sampling fail', () => {
+  const answer = (sent: Record<string, unknown>, content: string, tokens: number, finish = 'stop') =>
+    crafted(
+      'POST',
+      '/v3/chat/completions/create',
+      200,
+      {
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }],
+        usage: { prompt_tokens: 5, completion_tokens: tokens, total_tokens: 5 + tokens },
+      },
+      {},
+      { body: { kind: 'json', value: { model: 'service-mini', messages: [], ...sent } } },
+    );
+  const good = {
+    uncapped: answer({ temperature: 0 }, 'a long greedy story', 40),
+    capped: answer({ temperature: 0, max_tokens: 24 }, 'a long', 24, 'length'),
+    greedy: answer({ temperature: 0, max_tokens: 8 }, 'g', 8, 'length'),
+    sampled: ['a', 'b', 'c'].map((c) => answer({ max_tokens: 8 }, c, 8, 'length')),
+    explicit: ['d', 'e', 'd'].map((c) => answer({ max_tokens: 8, temperature: 0.7 }, c, 8, 'length')),
+  };
+  const titles = (trace: unknown) => runTrace('chat_defaults', trace).map((f) => f.title);
+  assert.equal(titles(good), []);
+  const streamed = crafted('POST', '/v3/chat/completions/create', 200, 'data: [DONE]\n\n', {
+    'content-type': 'text/event-stream',
+  });
+  assert.equal(titles({ ...good, uncapped: streamed }), ['A chat request without stream is not answered with JSON']);
+  assert.equal(titles({ ...good, capped: answer({ temperature: 0, max_tokens: 24 }, 'a long', 24) }), [
+    'An answer cut by max_tokens without finish_reason length',
+  ]);
+  assert.equal(titles({ ...good, uncapped: answer({ temperature: 0 }, 'a', 16, 'length') }), [
+    'A chat request without max_tokens is cut short',
+  ]);
+  const greedy = ['g', 'g', 'g'].map((c) => answer({ max_tokens: 8 }, c, 8, 'length'));
+  assert.equal(titles({ ...good, sampled: greedy }), ['A chat request without temperature is answered greedily']);
+  // answers without temperature alike but not the greedy one (a seeded sampler): not greedy decoding
+  const seeded = ['a', 'a', 'a'].map((c) => answer({ max_tokens: 8 }, c, 8, 'length'));
+  assert.equal(titles({ ...good, sampled: seeded }), []);
+  // a model whose 0.7 answers are the greedy one too shows nothing about the default
+  const peaked = ['g', 'g', 'g'].map((c) => answer({ max_tokens: 8, temperature: 0.7 }, c, 8, 'length'));
+  assert.equal(titles({ ...good, sampled: greedy, explicit: peaked }), []);
 });
 
 test.run();

@@ -42,3 +42,4 @@ import './v2-calculate-echo.ts';
 import './transcript-chat-model-default.ts';
 import './v2-ai-analysis.ts';
 import './quote-leaves-no-record.ts';
+import './chat-defaults.ts';

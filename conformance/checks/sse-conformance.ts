@@ -1,7 +1,8 @@
 // sse_conformance: a streamed chat answer is `text/event-stream` framed exactly as the document says — only
 // `data: <payload>\n\n` events, every payload a valid ChatCompletionStreamEvent, the assistant role chunk first, the
 // content chunks, then `finish_reason` alone on a chunk with an empty delta, the usage chunk when asked for, and
-// `[DONE]` last.
+// `[DONE]` last; and the concatenation of the `delta.content`s is the full answer, where the suite knows it: the
+// answer the server gives the same greedy request unstreamed, when it gave the same answer twice.
 import { registerCheck } from '../core/registry.ts';
 import { describeErrors, type Spec } from '../core/spec.ts';
 import type { Exchange, Finding } from '../core/types.ts';
@@ -9,6 +10,8 @@ import type { Exchange, Finding } from '../core/types.ts';
 export interface SseTrace {
   exchange: Exchange;
   includeUsage: boolean;
+  /** The full answer to the same request unstreamed (given only when the server answers it the same every time). */
+  answer?: string;
 }
 
 interface Chunk {
@@ -75,6 +78,13 @@ export function sse_conformance(trace: SseTrace, spec: Spec) {
     else if (finish.delta && (finish.delta.role !== undefined || (finish.delta.content ?? '') !== ''))
       fail('Finish chunk has a non-empty delta', `delta ${JSON.stringify(finish.delta)}`);
   }
+  const concatenation = chunks.map((c) => c.choices?.[0]?.delta?.content ?? '').join('');
+  if (trace.answer !== undefined && concatenation !== trace.answer)
+    fail(
+      'The deltas do not add up to the answer',
+      `the delta.content concatenated: ${JSON.stringify(concatenation.slice(0, 120))}; the same request ` +
+        `unstreamed: ${JSON.stringify(trace.answer.slice(0, 120))}`,
+    );
   if (trace.includeUsage && !chunks.some((c) => Array.isArray(c.choices) && c.choices.length === 0 && c.usage))
     fail('Usage chunk missing', 'stream_options.include_usage was true');
   return findings;

@@ -2,8 +2,10 @@
 // a JSON text frame whose `type` names a documented server message and validates against its payload, the close
 // code is a documented one, a close other than 1000 comes right after an `error` frame with that `close_code`,
 // and the scenario's expected outcome holds (a clean session starts with `session.started` and ends with
-// `session.completed` and 1000; a reused or unknown ticket ends with 4401), and `session.started` echoes the
-// `session` frame's language and diarization (their defaults, `ru` and false, when the frame left them out).
+// `session.completed` and 1000; a reused or unknown ticket ends with 4401), `session.started` echoes the
+// `session` frame's language and diarization (their defaults, `ru` and false, when the frame left them out), a
+// session refused for its language names the language it applied (the default `ru` when the frame sent none), and
+// the `stream_url` the session was opened at is at the stream channel's address.
 import { registerCheck } from '../core/registry.ts';
 import { describeErrors, type Spec } from '../core/spec.ts';
 import type { Finding } from '../core/types.ts';
@@ -19,7 +21,16 @@ export interface StreamTrace {
   expectedTypes?: string[];
   /** The `session` frame the client sent: `session.started` must echo its settings, defaults filled in. */
   sentConfig?: Record<string, unknown>;
+  /** The `stream_url` the session was opened at: its path must be the AsyncAPI stream channel's address. */
+  url?: string;
 }
+
+/** The fixed addresses of the AsyncAPI document's channels (the stream's `/v3/transcriptions/stream`; not the
+ * webhook receiver's, which is a placeholder). */
+const channelAddresses = (spec: Spec): string[] =>
+  Object.values((spec.asyncapi?.channels ?? {}) as Record<string, { address?: unknown }>).flatMap((channel) =>
+    typeof channel.address === 'string' && !channel.address.includes('{') ? [channel.address] : [],
+  );
 
 /** The settings judged in `session.started`, with their defaults: language `ru` (as for files) and no diarization. */
 const SESSION_DEFAULTS: Record<string, unknown> = { language: 'ru', diarization: false };
@@ -68,6 +79,12 @@ export function stream_protocol_conformance(trace: StreamTrace, spec: Spec) {
     fail('Close without its error frame', `closed ${trace.closeCode} after ${JSON.stringify(lastFrame?.type)}`);
   if (!trace.expectedClose.includes(trace.closeCode))
     fail('Unexpected close code', `closed ${trace.closeCode}, expected ${trace.expectedClose.join(' or ')}`);
+  if (trace.url) {
+    const addresses = channelAddresses(spec);
+    const path = new URL(trace.url).pathname;
+    if (addresses.length > 0 && !addresses.includes(path))
+      fail('Stream URL is not at the stream address', `stream_url path ${path}, expected ${addresses.join(' or ')}`);
+  }
   if (trace.sentConfig) {
     const started = trace.frames.flatMap((f) => {
       if (f.kind !== 'text') return [];
@@ -89,6 +106,14 @@ export function stream_protocol_conformance(trace: StreamTrace, spec: Spec) {
             .map(([key, value]) => `${key} ${JSON.stringify(started[key])} (expected ${JSON.stringify(value)})`)
             .join(', '),
         );
+    } else if (lastFrame?.type === 'error') {
+      // refused for its language: the refusal must be about the language the frame sent, or the default
+      const refusal = lastFrame as { code?: unknown; message?: unknown; error?: { code?: unknown; message?: unknown } };
+      const code = refusal.error?.code ?? refusal.code;
+      const message = String(refusal.error?.message ?? refusal.message ?? '');
+      const language = String(trace.sentConfig.language ?? SESSION_DEFAULTS.language);
+      if (code === 'unsupported_language' && !new RegExp(`\\b${language}\\b`).test(message))
+        fail('Language refusal names another language', `${message.slice(0, 120)} (expected it to name ${language})`);
     }
   }
   let at = 0;

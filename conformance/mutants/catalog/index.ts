@@ -21,6 +21,8 @@ import { REFUSALS } from './refusals.ts';
 import { LIFECYCLE } from './lifecycle.ts';
 import { MONEY } from './money.ts';
 import { V2 } from './v2.ts';
+import { SESSIONS } from './sessions.ts';
+import { CHAT } from './chat.ts';
 import type { Mutant } from '../proxy.ts';
 
 export const MUTANTS: Mutant[] = [
@@ -45,4 +47,6 @@ export const MUTANTS: Mutant[] = [
   ...LIFECYCLE,
   ...MONEY,
   ...V2,
+  ...SESSIONS,
+  ...CHAT,
 ];

@@ -214,7 +214,10 @@ export const MONEY: Mutant[] = [
     rules: ['stt.stream.create-counts-toward-rate-limit'],
     args: BURSTS,
     // the stream's frames and the HTTP requests of the last second share one count
-    clientFrame: (memory) => void lastSecond(memory, 'frames', Date.now()),
+    clientFrame: (frame, memory) => {
+      lastSecond(memory, 'frames', Date.now());
+      return frame;
+    },
     response: (q, r, memory) => {
       const now = Date.now();
       const frames = ((memory.state.get('frames') as number[] | undefined) ?? []).filter((t) => now - t < 1000);
