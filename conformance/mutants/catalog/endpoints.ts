@@ -3,16 +3,7 @@
 // into a value its documented type or form does not allow. One operator each (`status`, `body`), on answers the
 // examples phase (or the scenario that creates the resource) meets.
 import { type Mutant } from '../proxy.ts';
-import { on, status, body, inData, withBalance, EX, STATEFUL, only } from './operators.ts';
-
-/** An endpoint of the document's list answered with another 2xx than its own. */
-const endpointStatus = (operationId: string, from: number, to: number, rules: string[], args?: string[]): Mutant => ({
-  name: `${operationId} ${from} → ${to}`,
-  category: 'status',
-  rules,
-  args: args ?? [...EX, ...only(operationId)],
-  response: on(operationId, status(from, to)),
-});
+import { on, body, inData, withBalance, endpointStatus, EX, STATEFUL, only } from './operators.ts';
 
 const TASK_SCENARIO = [
   ...STATEFUL,

@@ -2,24 +2,7 @@
 // it (the v3 status map and code table, the v2 kinds), the Retry-After header in another form, and the v2 body in
 // another shape. Each finds its error by code (or kind), so it breaks that one row and leaves the others.
 import { json, withJson, type Mutant, type ProxyRequest, type ProxyResponse } from '../proxy.ts';
-import { header, EX, STATEFUL, only } from './operators.ts';
-
-type V3Error = { type?: unknown; code?: unknown; message?: unknown; param?: unknown };
-
-const v3Error = (r: ProxyResponse): V3Error | undefined => {
-  const value = json(r) as { error?: unknown } | undefined;
-  return value?.error && typeof value.error === 'object' ? (value.error as V3Error) : undefined;
-};
-
-/** A v3 error with this code, edited (its code, type) and/or answered with another status. */
-const v3Code =
-  (code: string, edit: (error: V3Error) => void, to?: number) =>
-  (_q: ProxyRequest, r: ProxyResponse): ProxyResponse | undefined => {
-    const error = v3Error(r);
-    if (error?.code !== code) return undefined;
-    edit(error);
-    return withJson(r, { error }, to ?? r.status);
-  };
+import { header, v3Code, v3Error, type V3Error, EX, STATEFUL, only } from './operators.ts';
 
 /** A v2 error of this kind, with another kind and/or another status. */
 const v2Kind =

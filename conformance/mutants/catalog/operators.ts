@@ -1,7 +1,7 @@
 // The mutation operators the catalog's areas share: each builds a rewrite of what the server answers (a status
 // changed, a field dropped or edited, a header edited, a refusal answered as if it had been let in), and the suite
 // arguments that exercise one phase or a few operations.
-import { json, withJson, type Memory, type ProxyRequest, type ProxyResponse } from '../proxy.ts';
+import { json, withJson, type Memory, type Mutant, type ProxyRequest, type ProxyResponse } from '../proxy.ts';
 
 export type Rewrite = (request: ProxyRequest, response: ProxyResponse, memory: Memory) => ProxyResponse | undefined;
 
@@ -85,3 +85,35 @@ export const frameOf =
 export const EX = ['--phases', 'examples'];
 export const STATEFUL = ['--phases', 'stateful'];
 export const only = (...ids: string[]) => ['--include', ids.join(',')];
+
+export type V3Error = { type?: unknown; code?: unknown; message?: unknown; param?: unknown };
+
+export const v3Error = (r: ProxyResponse): V3Error | undefined => {
+  const value = json(r) as { error?: unknown } | undefined;
+  return value?.error && typeof value.error === 'object' ? (value.error as V3Error) : undefined;
+};
+
+/** A v3 error with this code, edited (its code, type) and/or answered with another status. */
+export const v3Code =
+  (code: string, edit: (error: V3Error) => void, to?: number) =>
+  (_q: ProxyRequest, r: ProxyResponse): ProxyResponse | undefined => {
+    const error = v3Error(r);
+    if (error?.code !== code) return undefined;
+    edit(error);
+    return withJson(r, { error }, to ?? r.status);
+  };
+
+/** An endpoint of the document's list answered with another 2xx than its own. */
+export const endpointStatus = (
+  operationId: string,
+  from: number,
+  to: number,
+  rules: string[],
+  args?: string[],
+): Mutant => ({
+  name: `${operationId} ${from} → ${to}`,
+  category: 'status',
+  rules,
+  args: args ?? [...EX, ...only(operationId)],
+  response: on(operationId, status(from, to)),
+});

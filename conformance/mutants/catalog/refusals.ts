@@ -5,24 +5,7 @@
 // headers or the list's default page size not honoured. Each finds its answer by operation and code, so it breaks
 // that one sentence and leaves the rest.
 import { json, withJson, type Mutant, type ProxyRequest, type ProxyResponse } from '../proxy.ts';
-import { accept, body, on, status, EX, STATEFUL, only } from './operators.ts';
-
-type V3Error = { type?: unknown; code?: unknown; message?: unknown; param?: unknown };
-
-const v3Error = (r: ProxyResponse): V3Error | undefined => {
-  const value = json(r) as { error?: unknown } | undefined;
-  return value?.error && typeof value.error === 'object' ? (value.error as V3Error) : undefined;
-};
-
-/** A v3 error with this code, edited and/or answered with another status. */
-const v3Code =
-  (code: string, edit: (error: V3Error) => void, to?: number) =>
-  (_q: ProxyRequest, r: ProxyResponse): ProxyResponse | undefined => {
-    const error = v3Error(r);
-    if (error?.code !== code) return undefined;
-    edit(error);
-    return withJson(r, { error }, to ?? r.status);
-  };
+import { accept, body, on, endpointStatus, v3Code, v3Error, EX, STATEFUL, only } from './operators.ts';
 
 const keep = () => undefined;
 
@@ -49,15 +32,6 @@ function sources(q: ProxyRequest): { url: boolean; file: boolean } {
     return { url: false, file: false };
   }
 }
-
-/** An endpoint of the document's list answered with another 2xx than its own. */
-const endpointStatus = (operationId: string, from: number, to: number, rules: string[], args?: string[]): Mutant => ({
-  name: `${operationId} ${from} → ${to}`,
-  category: 'status',
-  rules,
-  args: args ?? [...EX, ...only(operationId)],
-  response: on(operationId, status(from, to)),
-});
 
 // the over-limit uploads of `--slow` (and nothing else of it: the stream cases need createStreamSession)
 const OVER_LIMITS = [...STATEFUL, '--slow', ...only('createSyncTranscription')];
