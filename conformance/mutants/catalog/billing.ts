@@ -201,7 +201,13 @@ export const BILLING: Mutant[] = [
     name: 'a v2 task back to pending once completed',
     rules: ['states.v2.mapping-from-v3'],
     category: 'state',
-    args: [...STATEFUL, ...only('createV2Transcription', 'getV2Transcription', 'downloadV2TranscriptionResult')],
+    // the task never reads completed, so the suite polls until its task timeout: 30 s, the scenario's task takes a few
+    args: [
+      ...STATEFUL,
+      ...only('createV2Transcription', 'getV2Transcription', 'downloadV2TranscriptionResult'),
+      '--task-timeout',
+      '30',
+    ],
     response: on(
       'getV2Transcription',
       body(
