@@ -3,9 +3,11 @@
 // answer that used up its `max_tokens` ends with `finish_reason: length` (what "cut by max_tokens" looks like from
 // outside). A greedy answer without `max_tokens` is not cut shorter than the same greedy request with a small
 // explicit cap ran (the default is 32000: a cut below what the cap let through is a smaller default). The default
-// temperature is 0.7, not greedy decoding: when the answers at an explicit 0.7 show that sampling departs from the
-// greedy answer (temperature 0), the answers without `temperature` must not all be the greedy answer. (Not "all
-// different": a server may seed its sampling, by the request or the clock, and answer the same twice.) Each
+// temperature is 0.7, not greedy decoding: when every answer at an explicit 0.7 departs from the greedy answer
+// (temperature 0), the answers without `temperature` must not all be the greedy answer. A correct server fails that
+// only when all its sampled answers land on the greedy one while none of the explicit ones does: with five answers of
+// 48 tokens each, a chance far below one in a thousand. (Not "all different": a server may seed its sampling, by the
+// request or the clock, and answer the same twice.) Each
 // judgement needs only what the answers show, so a model that ends its answers early is not judged on the cap.
 import { registerCheck } from '../core/registry.ts';
 import type { Exchange, Finding } from '../core/types.ts';
@@ -84,7 +86,8 @@ export function chat_defaults(trace: ChatDefaultsTrace): Finding[] {
     greedy !== undefined &&
     sampled.length > 1 &&
     sampled.every((content) => content === greedy) &&
-    explicit.some((content) => content !== undefined && content !== greedy)
+    explicit.length > 1 &&
+    explicit.every((content) => content !== undefined && content !== greedy)
   )
     findings.push({
       title: 'A chat request without temperature is answered greedily',

@@ -1180,25 +1180,20 @@ test('transcript_chat_model_default: no model sent and another one answering fai
   assert.is(chat({ model: 'service-mini' }, 'service-pro').length, 1);
 });
 
-test('v2_ai_analysis: a task created with a prompt completed without its analysis fails; the analysis of it passes', () => {
+test('v2_ai_analysis: completed without its analysis while the model answered fails; the analysis of it passes', () => {
   const read = (data: Record<string, unknown>) =>
     crafted('GET', `/v2/transcriptions/${TASK}`, 200, { data: { id: TASK, status: 'completed', ...data } });
   const prompt = 'List the action items.';
   const analysis = { model: 'service-mini', prompt, text: '1. Nothing.' };
-  assert.equal(runTrace('v2_ai_analysis', { prompt, read: read({ ai_analysis: analysis }) }), []);
-  assert.equal(runTrace('v2_ai_analysis', { prompt, read: read({ status: 'processing', ai_analysis: null }) }), []);
-  assert.is(
-    runTrace('v2_ai_analysis', { prompt, read: read({ ai_analysis: null }) })[0]!.title,
-    'The prompt sent at creation was not analysed',
-  );
-  assert.is(
-    runTrace('v2_ai_analysis', { prompt, read: read({ ai_analysis: { ...analysis, prompt: 'x' } }) }).length,
-    1,
-  );
-  assert.is(
-    runTrace('v2_ai_analysis', { prompt, read: read({ ai_analysis: { ...analysis, model: 'service-pro' } }) }).length,
-    1,
-  );
+  const judge = (data: Record<string, unknown>, chatAnswered = true) =>
+    runTrace('v2_ai_analysis', { prompt, read: read(data), chatAnswered });
+  assert.equal(judge({ ai_analysis: analysis }), []);
+  assert.equal(judge({ status: 'processing', ai_analysis: null }), []);
+  assert.is(judge({ ai_analysis: null })[0]!.title, 'The prompt sent at creation was not analysed');
+  // "null when the analysis could not be produced": without a chat answered by the model, nothing shows it could be
+  assert.equal(judge({ ai_analysis: null }, false), []);
+  assert.is(judge({ ai_analysis: { ...analysis, prompt: 'x' } }).length, 1);
+  assert.is(judge({ ai_analysis: { ...analysis, model: 'service-pro' } }).length, 1);
 });
 
 test('quote_leaves_no_record: a quote that moved the balance, added an entry or a task fails; nothing changed passes', () => {
@@ -1220,7 +1215,7 @@ test('quote_leaves_no_record: a quote that moved the balance, added an entry or 
   );
 });
 
-test('stream_protocol_conformance: a stream_url off the channel address and a language refusal of another language fail', () => {
+test('stream_protocol_conformance: a stream_url off the channel address fails; a session without language starts in ru', () => {
   const clean = { scenario: 'clean', frames: [], closeCode: 1000, expectedClose: [1000] };
   const at = (path: string) => ({ ...clean, url: `ws://127.0.0.1:9${path}?ticket=t` });
   assert.equal(runTrace('stream_protocol_conformance', at('/v3/transcriptions/stream')), []);
@@ -1228,20 +1223,8 @@ test('stream_protocol_conformance: a stream_url off the channel address and a la
     runTrace('stream_protocol_conformance', at('/v3/stream')).map((f) => f.title),
     ['Stream URL is not at the stream address'],
   );
-  // a session frame without language: started in ru, or refused as unsupported naming ru
+  // a session frame without language: started in ru (or refused as unsupported, which no wording judges)
   const config = { type: 'session', sample_rate: 16000 };
-  const refusal = (message: string) => ({
-    scenario: 'no language',
-    frames: [frame({ type: 'error', error: { ...v3Error('unsupported_language').error, message }, close_code: 4400 })],
-    closeCode: 4400,
-    expectedClose: [1000, 4400],
-    sentConfig: config,
-  });
-  assert.equal(runTrace('stream_protocol_conformance', refusal('language "ru" is not supported.')), []);
-  assert.equal(
-    runTrace('stream_protocol_conformance', refusal('language "de" is not supported.')).map((f) => f.title),
-    ['Language refusal names another language'],
-  );
   const started = (language: string) => ({
     scenario: 'no language',
     frames: [frame({ ...STARTED, config: { language, diarization: false } })],
@@ -1277,7 +1260,12 @@ test('sse_conformance: deltas that do not add up to the unstreamed answer fail',
         .join(''),
       { 'content-type': 'text/event-stream' },
     );
-  const trace = (exchange: Exchange, answer?: string) => ({ exchange, includeUsage: false, answer });
+  const trace = (exchange: Exchange, answer?: string, again = exchange) => ({
+    exchange,
+    includeUsage: false,
+    answer,
+    again,
+  });
   assert.equal(runTrace('sse_conformance', trace(stream('Hel', 'lo'), 'Hello')), []);
   assert.equal(runTrace('sse_conformance', trace(stream('Hel', 'Hello'))), []); // no known answer: not judged
   assert.ok(
@@ -1285,27 +1273,14 @@ test('sse_conformance: deltas that do not add up to the unstreamed answer fail',
       (f) => f.title === 'The deltas do not add up to the answer',
     ),
   );
-});
-
-test('sync_create_ready: a form without language refused for another language than ru fails', () => {
-  const refused = (message: string, parts: Array<[string, string]>) =>
-    runResponse(
-      'sync_create_ready',
-      crafted(
-        'POST',
-        '/v3/transcriptions/sync/create',
-        400,
-        { error: { ...v3Error('unsupported_language', 'language').error, message } },
-        {},
-        { body: { kind: 'multipart', parts: parts.map(([name, value]) => ({ name, value })) } },
-      ),
-    );
-  assert.equal(refused('No language was sent, so the default ru was applied.', []), []);
-  assert.is(
-    refused('The language en is not supported.', [])[0]?.title,
-    'A form without language is refused for another language than the default',
+  // streamed twice unlike: the server is not deterministic on the streamed path, so the answer is not compared
+  assert.equal(runTrace('sse_conformance', trace(stream('Hel', 'Hello'), 'Hello', stream('Hi'))), []);
+  // the answer so far in every delta fails with no answer known
+  assert.equal(
+    runTrace('sse_conformance', trace(stream('He', 'Hell', 'Hello'))).map((f) => f.title),
+    ['Each delta repeats the text before it'],
   );
-  assert.equal(refused('The language en is not supported.', [['language', 'en']]), []); // sent: not the default
+  assert.equal(runTrace('sse_conformance', trace(stream('The', ' cat', ' sat'))), []);
 });
 
 test('chat_defaults: a stream for no stream, a cut without length, a short default cap and greedy sampling fail', () => {
@@ -1349,6 +1324,9 @@ test('chat_defaults: a stream for no stream, a cut without length, a short defau
   // a model whose 0.7 answers are the greedy one too shows nothing about the default
   const peaked = ['g', 'g', 'g'].map((c) => answer({ max_tokens: 8, temperature: 0.7 }, c, 8, 'length'));
   assert.equal(titles({ ...good, sampled: greedy, explicit: peaked }), []);
+  // one 0.7 answer that happens to be the greedy one: sampling that lands on greedy by chance proves nothing either
+  const once = ['d', 'g', 'e'].map((c) => answer({ max_tokens: 8, temperature: 0.7 }, c, 8, 'length'));
+  assert.equal(titles({ ...good, sampled: greedy, explicit: once }), []);
 });
 
 test.run();

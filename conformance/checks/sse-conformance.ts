@@ -1,8 +1,10 @@
 // sse_conformance: a streamed chat answer is `text/event-stream` framed exactly as the document says — only
 // `data: <payload>\n\n` events, every payload a valid ChatCompletionStreamEvent, the assistant role chunk first, the
 // content chunks, then `finish_reason` alone on a chunk with an empty delta, the usage chunk when asked for, and
-// `[DONE]` last; and the concatenation of the `delta.content`s is the full answer, where the suite knows it: the
-// answer the server gives the same greedy request unstreamed, when it gave the same answer twice.
+// `[DONE]` last; and the concatenation of the `delta.content`s is the full answer: the deltas are not the answer so
+// far (each extending the one before it), and where the suite knows the answer — the same greedy request answered the
+// same twice unstreamed, and streamed twice with the same concatenation, so the server is deterministic on both
+// paths — the concatenation is that answer.
 import { registerCheck } from '../core/registry.ts';
 import { describeErrors, type Spec } from '../core/spec.ts';
 import type { Exchange, Finding } from '../core/types.ts';
@@ -12,6 +14,24 @@ export interface SseTrace {
   includeUsage: boolean;
   /** The full answer to the same request unstreamed (given only when the server answers it the same every time). */
   answer?: string;
+  /** The same streamed request again: the answer is compared only when both streams concatenate alike. */
+  again?: Exchange;
+}
+
+/** The `delta.content`s of an event stream's chunks, in order (what cannot be parsed is left out). */
+export function deltasOf(text: string): string[] {
+  return text
+    .split('\n\n')
+    .map((event) => event.replace(/^data: /, ''))
+    .filter((payload) => payload.length > 0 && payload !== '[DONE]')
+    .flatMap((payload) => {
+      try {
+        const content = (JSON.parse(payload) as Chunk).choices?.[0]?.delta?.content;
+        return typeof content === 'string' ? [content] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 interface Chunk {
@@ -79,7 +99,18 @@ export function sse_conformance(trace: SseTrace, spec: Spec) {
       fail('Finish chunk has a non-empty delta', `delta ${JSON.stringify(finish.delta)}`);
   }
   const concatenation = chunks.map((c) => c.choices?.[0]?.delta?.content ?? '').join('');
-  if (trace.answer !== undefined && concatenation !== trace.answer)
+  const deltas = chunks.map((c) => c.choices?.[0]?.delta?.content ?? '').filter((d) => d.length > 0);
+  // text so far instead of what is new: every delta from the second on extends the one before it
+  const cumulative =
+    deltas.length >= 3 &&
+    deltas.every((delta, i) => i === 0 || (delta.length > deltas[i - 1]!.length && delta.startsWith(deltas[i - 1]!)));
+  if (cumulative)
+    fail(
+      'Each delta repeats the text before it',
+      `deltas ${JSON.stringify(deltas.slice(0, 3))}…: each carries the answer so far, not what is new`,
+    );
+  const alike = trace.again !== undefined && deltasOf(trace.again.response.text).join('') === concatenation;
+  if (trace.answer !== undefined && alike && concatenation !== trace.answer)
     fail(
       'The deltas do not add up to the answer',
       `the delta.content concatenated: ${JSON.stringify(concatenation.slice(0, 120))}; the same request ` +

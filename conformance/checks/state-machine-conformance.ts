@@ -145,7 +145,7 @@ export const TRANSITIONS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['cancelled', new Set<string>()],
 ]);
 
-/** The states before recognition starts: their progress is 0 (the document: "0 until recognition starts"). */
+/** The states before recognition starts: their progress is 0 (the OpenAPI: "0 until recognition starts"). */
 const WAITING: ReadonlySet<string> = new Set(['created', 'downloading', 'ready']);
 
 export const FINAL_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
@@ -183,7 +183,7 @@ function snapshotFindings(view: TaskView, exchange: Exchange | undefined, where:
   const progress = view.progress;
   if (progress !== undefined && (!Number.isInteger(progress) || (progress as number) < 0 || (progress as number) > 100))
     add('Progress outside 0–100', `progress ${JSON.stringify(progress)}`, 'medium');
-  // "0 until recognition starts": progress belongs to `processing`, a task still waiting has done none of it
+  // the OpenAPI's "0 until recognition starts": progress belongs to `processing`, a task still waiting has done none of it
   if (WAITING.has(view.status) && typeof progress === 'number' && progress > 0)
     add('Progress before recognition started', `status ${view.status} with progress ${progress}`, 'medium');
   if (view.status === 'completed' && !present(view.result))

@@ -3,9 +3,10 @@
 // code is a documented one, a close other than 1000 comes right after an `error` frame with that `close_code`,
 // and the scenario's expected outcome holds (a clean session starts with `session.started` and ends with
 // `session.completed` and 1000; a reused or unknown ticket ends with 4401), `session.started` echoes the
-// `session` frame's language and diarization (their defaults, `ru` and false, when the frame left them out), a
-// session refused for its language names the language it applied (the default `ru` when the frame sent none), and
-// the `stream_url` the session was opened at is at the stream channel's address.
+// `session` frame's language and diarization (their defaults, `ru` and false, when the frame left them out), and
+// the `stream_url` the session was opened at is at the stream channel's address (under whatever prefix the server is
+// deployed at: the document's paths are relative to its base URL). A session refused for its language is judged by
+// its code and close only: no document fixes the refusal's wording.
 import { registerCheck } from '../core/registry.ts';
 import { describeErrors, type Spec } from '../core/spec.ts';
 import type { Finding } from '../core/types.ts';
@@ -82,7 +83,7 @@ export function stream_protocol_conformance(trace: StreamTrace, spec: Spec) {
   if (trace.url) {
     const addresses = channelAddresses(spec);
     const path = new URL(trace.url).pathname;
-    if (addresses.length > 0 && !addresses.includes(path))
+    if (addresses.length > 0 && !addresses.some((address) => path.endsWith(address)))
       fail('Stream URL is not at the stream address', `stream_url path ${path}, expected ${addresses.join(' or ')}`);
   }
   if (trace.sentConfig) {
@@ -106,14 +107,6 @@ export function stream_protocol_conformance(trace: StreamTrace, spec: Spec) {
             .map(([key, value]) => `${key} ${JSON.stringify(started[key])} (expected ${JSON.stringify(value)})`)
             .join(', '),
         );
-    } else if (lastFrame?.type === 'error') {
-      // refused for its language: the refusal must be about the language the frame sent, or the default
-      const refusal = lastFrame as { code?: unknown; message?: unknown; error?: { code?: unknown; message?: unknown } };
-      const code = refusal.error?.code ?? refusal.code;
-      const message = String(refusal.error?.message ?? refusal.message ?? '');
-      const language = String(trace.sentConfig.language ?? SESSION_DEFAULTS.language);
-      if (code === 'unsupported_language' && !new RegExp(`\\b${language}\\b`).test(message))
-        fail('Language refusal names another language', `${message.slice(0, 120)} (expected it to name ${language})`);
     }
   }
   let at = 0;

@@ -6,7 +6,7 @@
 // `diarization` sent or false, and the `priority` sent or, when none was, the sync default `lightning`
 // ("queue (sync: lightning)"). Written here, not read from the document under test, where only prose says it. A
 // server that cannot transcribe the default language may refuse a form without `language` (400
-// `unsupported_language`): the refusal must then be about `ru`, the language the default gave it.
+// `unsupported_language`); its wording is not judged (no document fixes it).
 import { registerCheck, type ResponseContext } from '../core/registry.ts';
 import type { Exchange, Finding } from '../core/types.ts';
 
@@ -53,26 +53,9 @@ function echoes(sent: Map<string, string> | undefined): Array<[string, unknown]>
 const at = (task: Record<string, unknown>, path: string): unknown =>
   path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], task);
 
-/** A form without `language` refused as unsupported: the message must name the default, not another language. */
-function defaultRefusal(exchange: Exchange): Finding[] {
-  const sent = fieldsSent(exchange);
-  const error = (exchange.response.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-  if (!sent || sent.has('language') || error?.code !== 'unsupported_language') return [];
-  const message = String(error.message ?? '');
-  if (new RegExp(`\\b${DEFAULT_LANGUAGE}\\b`).test(message)) return [];
-  return [
-    {
-      title: 'A form without language is refused for another language than the default',
-      message: `unsupported_language: ${message.slice(0, 160)} (expected the default ${DEFAULT_LANGUAGE} named)`,
-      severity: 'medium',
-    },
-  ];
-}
-
 export function sync_create_ready({ exchange }: ResponseContext): Finding[] {
   const { status, body } = exchange.response;
   if (new URL(exchange.request.url).pathname !== '/v3/transcriptions/sync/create') return [];
-  if (status === 400) return defaultRefusal(exchange);
   if (status !== 200) return [];
   const task = (body as { data?: Record<string, unknown> } | undefined)?.data;
   if (!task || typeof task !== 'object') return [];

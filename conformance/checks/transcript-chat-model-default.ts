@@ -13,7 +13,9 @@ export function transcript_chat_model_default({ exchange }: ResponseContext) {
   if (!sent || typeof sent !== 'object' || !answer || typeof answer !== 'object') return;
   const requested = (sent as { model?: unknown }).model;
   const expected = typeof requested === 'string' ? requested : TRANSCRIPT_CHAT_DEFAULT_MODEL;
-  if (answer.model === expected) return;
+  // a dated version of the name (`service-mini-2026-01`) is that model, as OpenAI-style answers name it
+  if (typeof answer.model === 'string' && (answer.model === expected || answer.model.startsWith(`${expected}-`)))
+    return;
   return {
     title:
       requested === undefined

@@ -1,7 +1,9 @@
 // v2_ai_analysis: a v2 transcription created with `prompt` carries, once completed, the analysis of that prompt as
 // `ai_analysis` — the contract's reading of the document's two names for one idea (`prompt` at creation is the
 // transcript chat's `ai_prompt`): `ai_analysis.prompt` is the prompt sent and `ai_analysis.model` is `service-mini`,
-// the model the free analysis runs with. Judged on the read the scenario took after waiting for it to appear.
+// the model the free analysis runs with. Judged on the read the scenario took after waiting for it to appear. The
+// schema lets `ai_analysis` be null "when the analysis could not be produced", so a missing one fails only when the
+// same chat model answered a question about a transcript of the same account in the same run (it could be produced).
 import { registerCheck } from '../core/registry.ts';
 import type { Exchange, Finding } from '../core/types.ts';
 
@@ -10,6 +12,8 @@ export interface AiAnalysisTrace {
   prompt: string;
   /** The last read of the task (completed, after the wait for its analysis). */
   read: Exchange;
+  /** Whether a transcript chat with the analysis model was answered 200 on the same account. */
+  chatAnswered: boolean;
 }
 
 const ANALYSIS_MODEL = 'service-mini';
@@ -21,9 +25,11 @@ export function v2_ai_analysis(trace: AiAnalysisTrace): Finding[] {
   const finding = (message: string): Finding[] => [
     { title: 'The prompt sent at creation was not analysed', message, severity: 'high', exchange: trace.read },
   ];
+  if ((!analysis || typeof analysis !== 'object') && !trace.chatAnswered) return [];
   if (!analysis || typeof analysis !== 'object')
     return finding(
-      `created with prompt ${JSON.stringify(trace.prompt)}, completed with ai_analysis ${JSON.stringify(analysis ?? null)}`,
+      `created with prompt ${JSON.stringify(trace.prompt)}, completed with ai_analysis ${JSON.stringify(analysis ?? null)}` +
+        `, while ${ANALYSIS_MODEL} answered a transcript chat of the same account`,
     );
   if (analysis.prompt !== trace.prompt)
     return finding(

@@ -68,6 +68,12 @@ export function mutantFingerprint(
     rewrites: [mutant.response, mutant.frame, mutant.webhook, mutant.closeCode].map((fn) => (fn ? String(fn) : null)),
   };
   hash.update(JSON.stringify(own));
+  // the hooks added to the proxy later, hashed only when a mutant has them (the others' fingerprints stay as they were)
+  const hooks = { ...mutant };
+  const later = (['request', 'clientFrame', 'socketPath', 'freshSession', 'webhookBody', 'forwardPath'] as const)
+    .filter((hook) => hooks[hook] !== undefined)
+    .map((hook) => `${hook}: ${String(hooks[hook])}`);
+  if (later.length > 0) hash.update(JSON.stringify(later));
   hash.update(catalogEntry(mutant, sources.catalog));
   for (const id of [...mutant.rules].sort()) {
     const rule = rules.get(id);

@@ -247,6 +247,7 @@ export async function startProxy(upstream: string, spec: Spec): Promise<Proxy> {
       method: 'POST',
       headers,
       body: new Uint8Array(created.body),
+      signal: AbortSignal.timeout(10_000),
     });
     const url = ((await answer.json().catch(() => undefined)) as { stream_url?: unknown } | undefined)?.stream_url;
     if (typeof url !== 'string') return undefined;
@@ -281,6 +282,11 @@ export async function startProxy(upstream: string, spec: Spec): Promise<Proxy> {
         if (server?.readyState === WebSocket.OPEN) server.send(frame.data, { binary: frame.binary });
         else pending.push([frame.data, frame.binary]);
       });
+      // until the upstream socket exists (a fresh session is asked for first), an error of the client only ends it
+      client.on('error', () => {
+        server?.terminate();
+        client.terminate();
+      });
       void (async () => {
         let upstreamPath = mutant?.socketPath ? mutant.socketPath(path) : path;
         if (created && claim && mutant?.freshSession?.(claim))
@@ -309,7 +315,6 @@ export async function startProxy(upstream: string, spec: Spec): Promise<Proxy> {
         closeBoth(upstreamSocket, client, mutant?.closeCode);
         closeBoth(client, upstreamSocket);
         upstreamSocket.on('error', () => client.terminate());
-        client.on('error', () => upstreamSocket.terminate());
       })();
     });
   });

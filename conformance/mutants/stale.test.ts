@@ -52,6 +52,8 @@ test('each stale mutant fails one of its own rules’ checks behind the proxy', 
     const verdicts = await pooled(stale, proxies, async (mutant, _index, proxy) => {
       proxy.setMutant(mutant);
       const args = ['--base-url', proxy.baseUrl, '--admin-token', ADMIN, '--no-progress', '--max-examples', '2'];
+      // every mutant has its own arguments (run-mutants.test.ts), the same the recorded run took, so the budget's
+      // recorded seconds are what these runs cost
       const run = await runSuite(parseOptions([...args, ...(mutant.args ?? [])])).catch(() => undefined);
       proxy.setMutant(undefined);
       const by = new Set([...(run?.recorder.failures.values() ?? [])].map((f) => f.check));

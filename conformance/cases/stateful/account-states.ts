@@ -123,13 +123,15 @@ export async function rateLimit(run: RunContext, provision: Provision): Promise<
     });
     return;
   }
+  const sent: Exchange[] = [];
+  const kept = (exchanges: Exchange[] | undefined) => (sent.push(...(exchanges ?? [])), exchanges);
   for (const operationId of ['listModels', 'getBillingUsage'])
-    judgeBurst(run, effective, await burstWithinOneSecond(run, actor, [operationId], effective + 3), operationId);
+    judgeBurst(run, effective, kept(await burstWithinOneSecond(run, actor, [operationId], effective + 3)), operationId);
   // the limit counts every request of the account, whatever the endpoint: a burst spread over both still hits it
   judgeBurst(
     run,
     effective,
-    await burstWithinOneSecond(run, actor, ['listModels', 'getBillingUsage', 'listApiKeys'], effective + 3),
+    kept(await burstWithinOneSecond(run, actor, ['listModels', 'getBillingUsage', 'listApiKeys'], effective + 3)),
   );
   // "All requests, including stream session creation": the limit's worth of reads first, then stream sessions
   // asked for within the same second, so the requests past the limit are the session creations themselves
@@ -137,22 +139,33 @@ export async function rateLimit(run: RunContext, provision: Provision): Promise<
     judgeBurst(
       run,
       effective,
-      await withinOneSecond(async () => [
-        ...(await burst(run, actor, ['listModels'], effective)),
-        ...(await burst(run, actor, ['createStreamSession'], 3)),
-      ]),
+      kept(
+        await withinOneSecond(async () => [
+          ...(await burst(run, actor, ['listModels'], effective)),
+          ...(await burst(run, actor, ['createStreamSession'], 3)),
+        ]),
+      ),
       'createStreamSession',
     );
-  if (run.isSelected('createStreamSession')) await framesUncounted(run, actor, effective);
+  if (run.isSelected('createStreamSession')) await framesUncounted(run, actor, effective, longestRetryAfter(sent));
+}
+
+/** The longest `Retry-After` (seconds) the bursts' 429s asked for: "wait the number of seconds" before the next. */
+function longestRetryAfter(exchanges: Exchange[]): number {
+  const waits = exchanges
+    .filter((exchange) => exchange.response.status === 429)
+    .map((exchange) => Number(exchange.response.headers['retry-after']))
+    .filter((seconds) => Number.isFinite(seconds) && seconds >= 0);
+  return Math.max(1, ...waits);
 }
 
 /**
- * "WebSocket frames do not" count toward the limit: after a quiet second, a stream session sends more frames than
- * the limit, and requests up to the limit less two (the session's creation and a margin) follow in the same second:
- * none may be refused.
+ * "WebSocket frames do not" count toward the limit: after the wait the bursts' 429s asked for (at least a quiet
+ * second), a stream session sends more frames than the limit, and requests up to the limit less two (the session's
+ * creation and a margin) follow in the same second: none may be refused.
  */
-async function framesUncounted(run: RunContext, actor: Actor, limit: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+async function framesUncounted(run: RunContext, actor: Actor, limit: number, retryAfter: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 100));
   const created = await call(run, actor, 'createStreamSession', {
     label: 'a stream session to send frames on',
     keep429: true,

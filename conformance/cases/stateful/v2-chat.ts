@@ -115,8 +115,6 @@ export async function v2FreeQuota(run: RunContext, actor: Actor & { id?: string 
     (t) => completed(t) && t.data?.ai_analysis != null,
     ANALYSIS_WAIT_MS,
   );
-  if (analysisRead)
-    run.trace('v2_ai_analysis', { prompt: PROMPT, read: analysisRead }, 'stateful', 'getV2Transcription');
   const analysedOnce = bodyOf<V2Task>(analysisRead)?.data?.ai_analysis != null;
   const account = await call(run, actor, 'getAccount', { label: 'read the balance', path: { id: actor.id } });
   const balance = bodyOf<{ balance?: number }>(account)?.balance;
@@ -127,7 +125,9 @@ export async function v2FreeQuota(run: RunContext, actor: Actor & { id?: string 
       body: { kind: 'adjust', amount: -balance, description: 'conformance: nothing left for paid chat' },
       expectation: { kind: 'status', statuses: [200, 201], reason: 'an adjustment by the admin' },
     });
+  /** Asks the free questions and one past them; how many were answered 200. */
   const ask = async (id: string, free: number) => {
+    let answered = 0;
     for (let round = 1; round <= free + 1; round++) {
       const paid = round > free;
       const exchange = await call(run, actor, 'createV2TranscriptChatCompletion', {
@@ -143,17 +143,26 @@ export async function v2FreeQuota(run: RunContext, actor: Actor & { id?: string 
             }
           : { kind: 'status', statuses: [200], reason: `service-mini request ${round} of the ${FREE} free ones` },
       });
+      if (exchange?.response.status === 200) answered++;
       if (exchange?.response.status === 503) {
         run.recorder.skipped({
           what: 'v2 free chat requests',
           phase: 'stateful',
           reason: `the chat was answered 503 ${errorCode(exchange.response.body) ?? ''}`.trim(),
         });
-        return;
+        return answered;
       }
     }
+    return answered;
   };
-  await ask(plain, FREE);
+  const chatAnswered = (await ask(plain, FREE)) > 0;
+  // "null when the analysis could not be produced": a missing analysis is judged only once the same chat model
+  // answered a question about a transcript of this account, and after one more read (the questions took time too)
+  const lastRead = analysedOnce
+    ? analysisRead
+    : await call(run, actor, 'getV2Transcription', { label: 'read the analysis once more', path: { id: analysed } });
+  if (lastRead)
+    run.trace('v2_ai_analysis', { prompt: PROMPT, read: lastRead, chatAnswered }, 'stateful', 'getV2Transcription');
   // without its analysis the task says nothing about whether the analysis counted (v2_ai_analysis failed already)
   if (analysedOnce) await ask(analysed, FREE - 1);
 }
