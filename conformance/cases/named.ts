@@ -24,6 +24,9 @@ export const NAMED_CASES: Record<string, { needs?: 'slow'; where: string }> = {
   'service-pro-chat': {
     where: 'stateful/documented-models.ts: v3 chat with service-pro (200), not run when it is not available',
   },
+  'unavailable-chat-model': {
+    where: 'stateful/documented-models.ts: v3 chat with a documented model listed unavailable (503 engine_unavailable)',
+  },
   'blocked-webhook-update': { where: 'stateful/account-states.ts: a webhook update of a blocked account (409)' },
 };
 

@@ -190,6 +190,25 @@ export const REFUSALS: Mutant[] = [
       }),
     ),
   },
+  // a server running without service-pro (the proxy lists it unavailable, as such a server does) that answers its
+  // chat 500 instead of 503 `engine_unavailable`
+  {
+    name: 'a chat model without its engine answered 500',
+    category: 'errors',
+    rules: ['errors.code-status.engine-unavailable-503'],
+    args: [...STATEFUL, ...only('createOpenAiAudioTranscription', 'listModels', 'createChatCompletion')],
+    response: (q, r, memory) => {
+      if (q.operation?.id === 'listModels')
+        return body(200, (v) => {
+          for (const model of Array.isArray(v.data) ? (v.data as Record<string, unknown>[]) : [])
+            if (model.id === 'service-pro') model.status = 'unavailable';
+          return v;
+        })(q, r, memory);
+      if (q.operation?.id !== 'createChatCompletion' || !q.body.includes('"service-pro"')) return undefined;
+      const message = 'The engine of service-pro is not available.';
+      return withJson(r, { error: { type: 'server_error', code: 'engine_unavailable', message, param: 'model' } }, 500);
+    },
+  },
   // the signed headers
   {
     name: 'accept a v1 request without X-Public-Key',
