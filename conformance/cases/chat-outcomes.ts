@@ -96,7 +96,8 @@ export async function chatBilling(run: RunContext, actor: Actor & { id?: string 
         before: start,
         holding: [],
         after: end,
-        ledger: own && own.length > 0 ? own : undefined,
+        // an answer that costs less than a cent is charged 0: a server may settle it without a capture entry
+        ledger: own && own.length > 0 && quoted > 0 ? own : undefined,
       },
       'sse',
       'createChatCompletion',

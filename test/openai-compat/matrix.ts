@@ -118,6 +118,8 @@ async function langchain(context: CellContext, maxTokens = 40) {
       configuration,
       maxRetries: 0,
       maxTokens,
+      // greedy, so an answer's length does not depend on a sampled end token (the tiny model can end at once)
+      temperature: 0,
     }),
     embeddings: new OpenAIEmbeddings({
       model: 'service-embedding',
