@@ -69,10 +69,9 @@ export function mutantFingerprint(
   };
   hash.update(JSON.stringify(own));
   // the hooks added to the proxy later, hashed only when a mutant has them (the others' fingerprints stay as they were)
-  const hooks = { ...mutant };
   const later = (['request', 'clientFrame', 'socketPath', 'freshSession', 'webhookBody', 'forwardPath'] as const)
-    .filter((hook) => hooks[hook] !== undefined)
-    .map((hook) => `${hook}: ${String(hooks[hook])}`);
+    .filter((hook) => mutant[hook] !== undefined)
+    .map((hook) => `${hook}: ${String(mutant[hook])}`);
   if (later.length > 0) hash.update(JSON.stringify(later));
   hash.update(catalogEntry(mutant, sources.catalog));
   for (const id of [...mutant.rules].sort()) {
