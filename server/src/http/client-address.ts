@@ -30,18 +30,21 @@ function parsed(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   }
 }
 
+// A function of the module rather than a closure made per request: the server runs through tsx, whose named
+// closures cost a property definition each time one is made, and this runs on every request.
+function isTrusted(address: string, trusted: Range[]): boolean {
+  const ip = parsed(address);
+  return ip !== undefined && trusted.some(([base, bits]) => base.kind() === ip.kind() && ip.match(base, bits));
+}
+
 export function clientAddressOf(peer: string | undefined, forwardedFor: string, trusted: Range[]): string {
-  const isTrusted = (address: string) => {
-    const ip = parsed(address);
-    return ip !== undefined && trusted.some(([base, bits]) => base.kind() === ip.kind() && ip.match(base, bits));
-  };
   const direct = peer ?? 'unknown';
-  if (trusted.length === 0 || forwardedFor === '' || !isTrusted(direct)) return direct;
+  if (trusted.length === 0 || forwardedFor === '' || !isTrusted(direct, trusted)) return direct;
   const hops = forwardedFor.split(',').map((hop) => hop.trim());
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = hops[i]!;
     if (!parsed(hop)) return direct; // a malformed hop: the chain cannot be believed past it
-    if (!isTrusted(hop)) return parsed(hop)!.toString();
+    if (!isTrusted(hop, trusted)) return parsed(hop)!.toString();
   }
   return parsed(hops[0]!)!.toString();
 }

@@ -205,6 +205,18 @@ function notRouted(router: Router, path: string): ApiError {
  */
 const routedMethod = (method: string): string => (method === 'HEAD' ? 'GET' : method);
 
+/**
+ * Streams a multipart body's file to disk under the operation's size limit. A function of the module, not a closure
+ * made per request: the server runs through tsx, whose named closures cost a property definition each time one is made.
+ */
+function readUpload(ctx: Context, operation: RouteMatch['operation'], uploads: DispatchDeps['uploads']) {
+  return readMultipartUpload(ctx.req, {
+    dir: uploads.dir,
+    maxFileBytes: operation['x-limits']?.max_file_bytes ?? uploads.maxBytes,
+    space: uploads.space,
+  });
+}
+
 export function dispatch(deps: DispatchDeps) {
   async function handleOperation(ctx: Context): Promise<void> {
     const route = deps.router.match(routedMethod(ctx.method), ctx.path);
@@ -222,15 +234,9 @@ export function dispatch(deps: DispatchDeps) {
     if (coversBody) await preauthenticateSigned(ctx, deps.auth);
     let rawBody = jsonBody && coversBody ? await readRawBody(ctx) : undefined;
 
-    const readUpload = () =>
-      readMultipartUpload(ctx.req, {
-        dir: deps.uploads.dir,
-        maxFileBytes: operation['x-limits']?.max_file_bytes ?? deps.uploads.maxBytes,
-        space: deps.uploads.space,
-      });
     const multipart = plan.acceptsMultipart && mediaType === 'multipart/form-data';
     // A signed multipart body is hashed as it streams to disk, and removed again if the signature does not verify.
-    const signedUpload = multipart && coversBody ? await readUpload() : undefined;
+    const signedUpload = multipart && coversBody ? await readUpload(ctx, operation, deps.uploads) : undefined;
     let account: AccountRow | undefined;
     let rateHeaders: RateLimitHeaders | undefined;
     try {
@@ -250,7 +256,7 @@ export function dispatch(deps: DispatchDeps) {
       if (sentBody) throw errors.unsupportedMediaType(mediaType, [...declared]);
     }
     // A multipart form is read after authentication: its file streams to disk under the operation's size limit.
-    const upload = signedUpload ?? (multipart ? await readUpload() : undefined);
+    const upload = signedUpload ?? (multipart ? await readUpload(ctx, operation, deps.uploads) : undefined);
     if (!upload) return handleBody(ctx, route, account, rawBody, mediaType, undefined, rateHeaders);
     try {
       return await handleBody(ctx, route, account, rawBody, mediaType, upload, rateHeaders);
