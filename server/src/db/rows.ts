@@ -2,11 +2,16 @@
 // JSON as text; PostgreSQL returns Dates, booleans and bigints as strings. Stores map rows through these helpers.
 export const now = (): string => new Date().toISOString();
 
+/** What `Date.prototype.toISOString` writes (UTC, milliseconds): the form the server stores its own times in. */
+const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export function toIso(value: unknown): string {
   if (value instanceof Date) return value.toISOString();
-  return new Date(
-    String(value).includes('T') || String(value).endsWith('Z') ? String(value) : `${String(value)}Z`,
-  ).toISOString();
+  const text = String(value);
+  // A time stored by this server is already in the form sent; parsing and printing it again costs more than the rest
+  // of a status answer's row. Anything else (SQLite's CURRENT_TIMESTAMP, another precision) is normalised.
+  if (CANONICAL_ISO.test(text)) return text;
+  return new Date(text.includes('T') || text.endsWith('Z') ? text : `${text}Z`).toISOString();
 }
 
 export const toIsoOrNull = (value: unknown): string | null =>
