@@ -177,6 +177,8 @@ export interface WhisperSettings {
   modelPath: string | undefined;
   /** Model processes, i.e. files decoded at once; each holds the model in memory. */
   processes: number;
+  /** Of those, how many only decode live streams' windows (a file never takes them); less than `processes`. */
+  streamProcesses: number;
   /** Compute threads per decode; undefined = the cores divided among the processes. */
   threads: number | undefined;
   /**
@@ -458,6 +460,14 @@ export function loadConfig(env: Env = process.env): Config {
   const prices = priceTable(merged.SCRIBE_PRICES);
   const workers = integer(merged, 'SCRIBE_WORKERS', availableParallelism()) || availableParallelism();
   const secretKey = loadSecretKey(merged, dataDir, merged.DATABASE_URL || undefined);
+  const whisperProcesses = integer(merged, 'SCRIBE_WHISPER_PROCESSES', 1) || 1;
+  const whisperStreamProcesses = integer(merged, 'SCRIBE_WHISPER_STREAM_PROCESSES', 0);
+  if (whisperStreamProcesses >= whisperProcesses) {
+    throw new ConfigError(
+      'SCRIBE_WHISPER_STREAM_PROCESSES',
+      `must be less than SCRIBE_WHISPER_PROCESSES (${whisperProcesses}): files need a process of their own, got "${whisperStreamProcesses}"`,
+    );
+  }
   return {
     environment,
     role: role(merged.SCRIBE_ROLE, merged.DATABASE_URL || undefined),
@@ -503,7 +513,8 @@ export function loadConfig(env: Env = process.env): Config {
       },
       whisper: {
         modelPath: merged.SCRIBE_WHISPER_MODEL ? resolve(merged.SCRIBE_WHISPER_MODEL) : undefined,
-        processes: integer(merged, 'SCRIBE_WHISPER_PROCESSES', 1) || 1,
+        processes: whisperProcesses,
+        streamProcesses: whisperStreamProcesses,
         threads: integer(merged, 'SCRIBE_WHISPER_THREADS', 0) || undefined,
         temperatureInc: decimal(merged, 'SCRIBE_WHISPER_TEMPERATURE_INC'),
         maxRssMb: integer(merged, 'SCRIBE_WHISPER_MAX_RSS_MB', 0) || undefined,

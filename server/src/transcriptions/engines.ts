@@ -12,11 +12,12 @@ import { WHISPER_LANGUAGES } from './engine/whisper/languages.ts';
 import { createWhisperEngine } from './engine/whisper/engine.ts';
 
 function whisperEngine(config: TranscriptionConfig, modelPath: string): TranscriptionEngine {
-  const { processes, threads, temperatureInc, maxRssMb } = config.whisper;
+  const { processes, streamProcesses, threads, temperatureInc, maxRssMb } = config.whisper;
   try {
     return createWhisperEngine({
       modelPath,
       processes,
+      streamProcesses,
       ...(threads ? { threads } : {}),
       ...(maxRssMb ? { maxRssMb } : {}),
       ...(temperatureInc === undefined ? {} : { decode: { temperatureInc } }),

@@ -32,6 +32,8 @@ export interface WhisperEngineOptions {
   modelPath: string;
   /** Model processes, i.e. files decoded at once (each holds the model in memory). Default 1. */
   processes?: number;
+  /** Of the processes, how many only decode live streams' windows (never a file). Default 0. */
+  streamProcesses?: number;
   /** Compute threads per decode. Default: the cores divided among the processes. */
   threads?: number;
   /** Extra decode settings (see WhisperChildSettings.decode). */
@@ -90,7 +92,10 @@ export function createWhisperEngine(options: WhisperEngineOptions): WhisperEngin
   const pool = new WhisperProcessPool(
     processes,
     { modelPath: options.modelPath, threads, ...(options.decode ? { decode: options.decode } : {}) },
-    { maxRssBytes: options.maxRssMb ? options.maxRssMb * 2 ** 20 : undefined },
+    {
+      maxRssBytes: options.maxRssMb ? options.maxRssMb * 2 ** 20 : undefined,
+      reservedForUrgent: Math.min(options.streamProcesses ?? 0, processes - 1),
+    },
   );
   const timeout = options.timeout ?? { baseMs: 120_000, perAudioSecondMs: 10_000 };
   const known = new Set(model.languages);

@@ -9,6 +9,7 @@
 //    replaced, its job failed with `worker_crashed` (retryable): the native decoder's memory is outside V8's heap
 //    limits, and a corrupt or hostile input can grow it until the machine swaps. Read from /proc every
 //    RSS_CHECK_MS (Linux; elsewhere there is no cap).
+// With `reservedForUrgent`, that many processes only ever run urgent jobs (a live stream's next window).
 // Idle processes are unreferenced, so they do not keep the server's process alive; close() kills them all.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -53,6 +54,11 @@ function residentBytes(pid: number): number | undefined {
 export interface WhisperPoolOptions {
   /** A process resident above this many bytes while it decodes is killed and replaced (undefined: no cap). */
   maxRssBytes?: number | undefined;
+  /**
+   * Processes that jobs which are not urgent never take (live streams' windows), so a stream's next window does not
+   * wait for a file's decode to end. Less than the pool's size; 0 (the default) shares every process.
+   */
+  reservedForUrgent?: number;
 }
 
 interface Slot {
@@ -247,10 +253,15 @@ export class WhisperProcessPool {
   }
 
   private dispatch(): void {
+    // Urgent jobs are queued ahead of the others, so once the head of the queue may not start, nothing behind it may.
+    const forOthers = this.size - (this.options.reservedForUrgent ?? 0);
+    let othersRunning = this.slots.filter((slot) => slot.task && !slot.task.options.urgent).length;
     for (const slot of this.slots) {
       if (this.queue.length === 0) break;
       if (!slot.ready || slot.dead || slot.task) continue;
+      if (!this.queue[0]!.options.urgent && othersRunning >= forOthers) break;
       const task = this.queue.shift()!;
+      if (!task.options.urgent) othersRunning += 1;
       slot.task = task;
       task.timer = setTimeout(() => {
         if (slot.task !== task) return;
