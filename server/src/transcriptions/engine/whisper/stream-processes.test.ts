@@ -51,7 +51,7 @@ test('with one of two processes kept, files run one at a time and a window does 
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.is(engine.pool.busyPids().length, 1, 'two files queued, one decoding');
     const windowDone = await engine.decodeWindow({ pcm: window, language: 'en' }).then(() => fileEnded);
-    assert.is(windowDone, false, 'the window finished while the first file was still decoding');
+    assert.is(windowDone, false, 'the window finished before the files did');
     assert.is(await mostBusy(engine, files), 1, 'the files never ran on the kept process');
   } finally {
     await engine.close();
